@@ -1,0 +1,1 @@
+//! Criterion benches of the grantmatch engine live in `benches/`.

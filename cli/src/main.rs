@@ -1,0 +1,242 @@
+//! `grantmatch` — the command-line front-end: import a catalogue, serve the API,
+//! manage partners and tokens.
+//!
+//! The CLI contract (flags, output on stdout) is stable: other tools drive the service
+//! through it. Machine-readable results go to stdout alone; messages go to stderr.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use grantmatch_engine::store::SnapshotStore;
+use grantmatch_engine::Engine;
+use grantmatch_server::db::{Db, NewPartner};
+use grantmatch_server::AppState;
+use uuid::Uuid;
+
+#[derive(Parser)]
+#[command(
+    name = "grantmatch",
+    version,
+    about = "Grant funding data and matching service"
+)]
+struct Cli {
+    /// Data directory: imported catalogue and the SQLite database.
+    #[arg(
+        long,
+        global = true,
+        env = "GRANTMATCH_DATA_DIR",
+        default_value = "./data"
+    )]
+    data_dir: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate a catalogue directory (JSON Lines) and make it the live catalogue.
+    Import {
+        /// Directory with regions.jsonl, grant_areas.jsonl, eligible_entities.jsonl,
+        /// target_groups.jsonl, grant_providers.jsonl and grants.jsonl.
+        dir: PathBuf,
+    },
+    /// Serve the HTTP API.
+    Serve {
+        #[arg(long, env = "GRANTMATCH_ADDR", default_value = "127.0.0.1:8080")]
+        addr: SocketAddr,
+    },
+    /// Manage partners.
+    #[command(subcommand)]
+    Partner(PartnerCmd),
+    /// Manage API tokens.
+    #[command(subcommand)]
+    Token(TokenCmd),
+}
+
+#[derive(Subcommand)]
+enum PartnerCmd {
+    /// Create a partner; prints its id alone on stdout.
+    Create(PartnerCreate),
+    /// List partners (tab-separated: id, name, tier, contact e-mail, regions, grant areas).
+    List,
+}
+
+#[derive(Args)]
+struct PartnerCreate {
+    #[arg(long)]
+    name: String,
+    /// starter, standard or enterprise.
+    #[arg(long)]
+    tier: String,
+    /// Assigned region (name, slug or UUID); repeatable.
+    #[arg(long = "region")]
+    regions: Vec<String>,
+    /// Assigned grant area (name, slug or UUID); repeatable.
+    #[arg(long = "grant-area")]
+    grant_areas: Vec<String>,
+    #[arg(long)]
+    contact_email: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum TokenCmd {
+    /// Create a token; prints the token alone on stdout (it is shown only once).
+    Create {
+        /// Partner name or id.
+        #[arg(long)]
+        partner: String,
+        /// Comma-separated scopes: grants:read, matching:use, usage:read.
+        #[arg(long, value_delimiter = ',')]
+        scopes: Vec<String>,
+    },
+    /// Revoke a token by its id.
+    Revoke { token_id: Uuid },
+    /// List a partner's tokens (tab-separated: id, scopes, created, revoked).
+    List {
+        #[arg(long)]
+        partner: String,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("GRANTMATCH_LOG")
+                .unwrap_or_else(|_| "info,tantivy=warn,tower_http=warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let data_dir = cli.data_dir;
+    match cli.command {
+        Command::Import { dir } => {
+            let summary = SnapshotStore::new(&data_dir).import(&dir, |_, _| Ok(()))?;
+            eprintln!(
+                "imported {} grants, {} providers, {} regions, {} grant areas, {} eligible entities, {} target groups into {}",
+                summary.grants,
+                summary.grant_providers,
+                summary.regions,
+                summary.grant_areas,
+                summary.eligible_entities,
+                summary.target_groups,
+                summary.snapshot.display()
+            );
+            Ok(())
+        }
+        Command::Serve { addr } => {
+            let state = AppState::open(&data_dir).context("cannot start the server")?;
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            rt.block_on(grantmatch_server::serve(Arc::new(state), addr))?;
+            Ok(())
+        }
+        Command::Partner(PartnerCmd::Create(p)) => {
+            let engine = Engine::open(&data_dir)
+                .context("partners are checked against the catalogue: import one first")?;
+            let cat = &engine.catalogue;
+            let region_ids = p
+                .regions
+                .iter()
+                .map(|r| {
+                    cat.find_region(r)
+                        .map(|i| cat.regions[i as usize].id)
+                        .ok_or_else(|| anyhow!("unknown region `{r}`"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let grant_area_ids = p
+                .grant_areas
+                .iter()
+                .map(|a| {
+                    cat.find_area(a)
+                        .map(|i| cat.grant_areas[i as usize].id)
+                        .ok_or_else(|| anyhow!("unknown grant area `{a}`"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let db = Db::open(&data_dir)?;
+            let partner = db.create_partner(&NewPartner {
+                name: p.name,
+                tier: p.tier,
+                contact_email: p.contact_email,
+                region_ids,
+                grant_area_ids,
+            })?;
+            println!("{}", partner.id);
+            Ok(())
+        }
+        Command::Partner(PartnerCmd::List) => {
+            let db = Db::open(&data_dir)?;
+            for p in db.partners()? {
+                let ids = |v: &[Uuid]| v.iter().map(Uuid::to_string).collect::<Vec<_>>().join(",");
+                println!(
+                    "{}\t{}\t{}\t{}\t{}\t{}",
+                    p.id,
+                    p.name,
+                    p.tier,
+                    p.contact_email.as_deref().unwrap_or("-"),
+                    ids(&p.region_ids),
+                    ids(&p.grant_area_ids)
+                );
+            }
+            Ok(())
+        }
+        Command::Token(TokenCmd::Create { partner, scopes }) => {
+            let db = Db::open(&data_dir)?;
+            let p = db
+                .find_partner(&partner)?
+                .ok_or_else(|| anyhow!("unknown partner `{partner}`"))?;
+            let scopes: Vec<String> = scopes
+                .into_iter()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            let (row, token) = db.create_token(p.id, &scopes)?;
+            eprintln!(
+                "token {} created for partner {} (shown once)",
+                row.id, p.name
+            );
+            println!("{token}");
+            Ok(())
+        }
+        Command::Token(TokenCmd::Revoke { token_id }) => {
+            let db = Db::open(&data_dir)?;
+            if !db.revoke_token(token_id)? {
+                bail!("no active token with id {token_id}");
+            }
+            eprintln!("token {token_id} revoked");
+            Ok(())
+        }
+        Command::Token(TokenCmd::List { partner }) => {
+            let db = Db::open(&data_dir)?;
+            let p = db
+                .find_partner(&partner)?
+                .ok_or_else(|| anyhow!("unknown partner `{partner}`"))?;
+            for t in db.tokens(p.id)? {
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    t.id,
+                    t.scopes.join(","),
+                    t.created_at.to_rfc3339(),
+                    t.revoked_at
+                        .map(|r| r.to_rfc3339())
+                        .unwrap_or_else(|| "-".into())
+                );
+            }
+            Ok(())
+        }
+    }
+}

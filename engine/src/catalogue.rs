@@ -1,0 +1,316 @@
+//! The in-memory catalogue: the validated records plus the indices every query needs
+//! (id and slug lookups, the region and grant-area hierarchies, per-grant links).
+
+use std::collections::HashMap;
+
+use uuid::Uuid;
+
+use crate::model::{EligibleEntity, Grant, GrantArea, GrantProvider, Region, TargetGroup};
+use crate::records::CatalogueRecords;
+use crate::text::fold_name;
+
+/// Position of a record in its list.
+pub type Idx = u32;
+
+#[derive(Debug, Default)]
+pub struct Catalogue {
+    pub regions: Vec<Region>,
+    pub grant_areas: Vec<GrantArea>,
+    pub eligible_entities: Vec<EligibleEntity>,
+    pub target_groups: Vec<TargetGroup>,
+    pub grant_providers: Vec<GrantProvider>,
+    pub grants: Vec<Grant>,
+
+    region_by_id: HashMap<Uuid, Idx>,
+    area_by_id: HashMap<Uuid, Idx>,
+    entity_by_id: HashMap<Uuid, Idx>,
+    group_by_id: HashMap<Uuid, Idx>,
+    provider_by_id: HashMap<Uuid, Idx>,
+    provider_by_slug: HashMap<String, Idx>,
+    grant_by_id: HashMap<Uuid, Idx>,
+    grant_by_slug: HashMap<String, Idx>,
+
+    /// Ancestors of each region, nearest first (not including the region itself).
+    region_ancestors: Vec<Vec<Idx>>,
+    region_children: Vec<Vec<Idx>>,
+    area_parent: Vec<Option<Idx>>,
+    area_children: Vec<Vec<Idx>>,
+
+    pub(crate) grant_regions: Vec<Vec<Idx>>,
+    pub(crate) grant_areas_of: Vec<Vec<Idx>>,
+    pub(crate) grant_groups: Vec<Vec<Idx>>,
+    pub(crate) grant_entities: Vec<Vec<Idx>>,
+    pub(crate) grant_provider: Vec<Option<Idx>>,
+}
+
+fn index_by<T>(items: &[T], key: impl Fn(&T) -> Uuid) -> HashMap<Uuid, Idx> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (key(t), i as Idx))
+        .collect()
+}
+
+impl Catalogue {
+    /// Builds the indices over validated records (see [`CatalogueRecords::read_dir`]).
+    /// References that do not resolve are skipped, so callers must validate first.
+    pub fn new(records: CatalogueRecords) -> Self {
+        let CatalogueRecords {
+            regions,
+            grant_areas,
+            eligible_entities,
+            target_groups,
+            grant_providers,
+            grants,
+        } = records;
+        let region_by_id = index_by(&regions, |r| r.id);
+        let area_by_id = index_by(&grant_areas, |a| a.id);
+        let entity_by_id = index_by(&eligible_entities, |e| e.id);
+        let group_by_id = index_by(&target_groups, |g| g.id);
+        let provider_by_id = index_by(&grant_providers, |p| p.id);
+        let grant_by_id = index_by(&grants, |g| g.id);
+        let provider_by_slug = grant_providers
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.slug.clone(), i as Idx))
+            .collect();
+        let grant_by_slug = grants
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.slug.clone(), i as Idx))
+            .collect();
+
+        let region_parent: Vec<Option<Idx>> = regions
+            .iter()
+            .map(|r| r.parent_id.and_then(|p| region_by_id.get(&p).copied()))
+            .collect();
+        let region_ancestors = (0..regions.len())
+            .map(|i| {
+                let mut chain = Vec::new();
+                let mut cur = region_parent[i];
+                while let Some(p) = cur {
+                    if chain.contains(&p) || chain.len() > 8 {
+                        break;
+                    }
+                    chain.push(p);
+                    cur = region_parent[p as usize];
+                }
+                chain
+            })
+            .collect();
+        let mut region_children = vec![Vec::new(); regions.len()];
+        for (i, p) in region_parent.iter().enumerate() {
+            if let Some(p) = p {
+                region_children[*p as usize].push(i as Idx);
+            }
+        }
+        let area_parent: Vec<Option<Idx>> = grant_areas
+            .iter()
+            .map(|a| a.parent_id.and_then(|p| area_by_id.get(&p).copied()))
+            .collect();
+        let mut area_children = vec![Vec::new(); grant_areas.len()];
+        for (i, p) in area_parent.iter().enumerate() {
+            if let Some(p) = p {
+                area_children[*p as usize].push(i as Idx);
+            }
+        }
+
+        let resolve = |ids: &[Uuid], map: &HashMap<Uuid, Idx>| -> Vec<Idx> {
+            ids.iter().filter_map(|id| map.get(id).copied()).collect()
+        };
+        let grant_regions = grants
+            .iter()
+            .map(|g| resolve(&g.region_ids, &region_by_id))
+            .collect();
+        let grant_areas_of = grants
+            .iter()
+            .map(|g| resolve(&g.grant_area_ids, &area_by_id))
+            .collect();
+        let grant_groups = grants
+            .iter()
+            .map(|g| resolve(&g.target_group_ids, &group_by_id))
+            .collect();
+        let grant_entities = grants
+            .iter()
+            .map(|g| resolve(&g.eligible_entity_ids, &entity_by_id))
+            .collect();
+        let grant_provider = grants
+            .iter()
+            .map(|g| {
+                g.grant_provider_id
+                    .and_then(|p| provider_by_id.get(&p).copied())
+            })
+            .collect();
+
+        Catalogue {
+            regions,
+            grant_areas,
+            eligible_entities,
+            target_groups,
+            grant_providers,
+            grants,
+            region_by_id,
+            area_by_id,
+            entity_by_id,
+            group_by_id,
+            provider_by_id,
+            provider_by_slug,
+            grant_by_id,
+            grant_by_slug,
+            region_ancestors,
+            region_children,
+            area_parent,
+            area_children,
+            grant_regions,
+            grant_areas_of,
+            grant_groups,
+            grant_entities,
+            grant_provider,
+        }
+    }
+
+    pub fn region_idx(&self, id: &Uuid) -> Option<Idx> {
+        self.region_by_id.get(id).copied()
+    }
+    pub fn area_idx(&self, id: &Uuid) -> Option<Idx> {
+        self.area_by_id.get(id).copied()
+    }
+    pub fn entity_idx(&self, id: &Uuid) -> Option<Idx> {
+        self.entity_by_id.get(id).copied()
+    }
+    pub fn group_idx(&self, id: &Uuid) -> Option<Idx> {
+        self.group_by_id.get(id).copied()
+    }
+    pub fn provider_idx(&self, id: &Uuid) -> Option<Idx> {
+        self.provider_by_id.get(id).copied()
+    }
+    pub fn provider_by_slug(&self, slug: &str) -> Option<Idx> {
+        self.provider_by_slug.get(slug).copied()
+    }
+    pub fn grant_idx(&self, id: &Uuid) -> Option<Idx> {
+        self.grant_by_id.get(id).copied()
+    }
+    pub fn grant_by_slug(&self, slug: &str) -> Option<Idx> {
+        self.grant_by_slug.get(slug).copied()
+    }
+
+    /// Ancestors of a region, nearest first.
+    pub fn region_ancestors(&self, r: Idx) -> &[Idx] {
+        &self.region_ancestors[r as usize]
+    }
+    pub fn region_children(&self, r: Idx) -> &[Idx] {
+        &self.region_children[r as usize]
+    }
+    pub fn region_parent(&self, r: Idx) -> Option<Idx> {
+        self.region_ancestors[r as usize].first().copied()
+    }
+    pub fn area_parent(&self, a: Idx) -> Option<Idx> {
+        self.area_parent[a as usize]
+    }
+    pub fn area_children(&self, a: Idx) -> &[Idx] {
+        &self.area_children[a as usize]
+    }
+
+    /// `inner` is `outer` or lies inside it.
+    pub fn region_within(&self, inner: Idx, outer: Idx) -> bool {
+        inner == outer || self.region_ancestors[inner as usize].contains(&outer)
+    }
+    /// `inner` is `outer` or one of its sub-areas.
+    pub fn area_within(&self, inner: Idx, outer: Idx) -> bool {
+        inner == outer || self.area_parent[inner as usize] == Some(outer)
+    }
+
+    pub fn grant_regions(&self, g: Idx) -> &[Idx] {
+        &self.grant_regions[g as usize]
+    }
+    pub fn grant_areas(&self, g: Idx) -> &[Idx] {
+        &self.grant_areas_of[g as usize]
+    }
+    pub fn grant_target_groups(&self, g: Idx) -> &[Idx] {
+        &self.grant_groups[g as usize]
+    }
+    pub fn grant_entities(&self, g: Idx) -> &[Idx] {
+        &self.grant_entities[g as usize]
+    }
+    pub fn grant_provider(&self, g: Idx) -> Option<Idx> {
+        self.grant_provider[g as usize]
+    }
+
+    /// Resolves a region given as UUID, slug, code or German/English name (case- and
+    /// umlaut-insensitive).
+    pub fn find_region(&self, value: &str) -> Option<Idx> {
+        if let Ok(id) = Uuid::parse_str(value.trim()) {
+            return self.region_idx(&id);
+        }
+        let folded = fold_name(value);
+        let slugged = folded.replace(' ', "-");
+        let code = value.trim().to_ascii_uppercase();
+        self.regions
+            .iter()
+            .position(|r| {
+                r.slug == slugged
+                    || r.code == code
+                    || fold_name(&r.name_de) == folded
+                    || fold_name(&r.name_en) == folded
+            })
+            .map(|i| i as Idx)
+    }
+
+    /// Resolves a grant area given as UUID, slug, code or German/English name.
+    pub fn find_area(&self, value: &str) -> Option<Idx> {
+        if let Ok(id) = Uuid::parse_str(value.trim()) {
+            return self.area_idx(&id);
+        }
+        let folded = fold_name(value);
+        let slugged = folded.replace(' ', "-");
+        self.grant_areas
+            .iter()
+            .position(|a| {
+                a.slug == slugged
+                    || a.code == value.trim()
+                    || fold_name(&a.name_de) == folded
+                    || fold_name(&a.name_en) == folded
+            })
+            .map(|i| i as Idx)
+    }
+
+    /// Resolves an eligible entity given as UUID, slug, code, name, plural or alias.
+    pub fn find_entity(&self, value: &str) -> Option<Idx> {
+        if let Ok(id) = Uuid::parse_str(value.trim()) {
+            return self.entity_idx(&id);
+        }
+        let folded = fold_name(value);
+        let slugged = folded.replace(' ', "-");
+        self.eligible_entities
+            .iter()
+            .position(|e| {
+                e.slug == slugged
+                    || e.code == value.trim()
+                    || [&e.name_de, &e.name_en, &e.name_plural_de, &e.name_plural_en]
+                        .into_iter()
+                        .chain(e.aliases.iter())
+                        .any(|n| fold_name(n) == folded)
+            })
+            .map(|i| i as Idx)
+    }
+
+    /// Resolves a target group given as UUID, slug, code, name or alias.
+    pub fn find_target_group(&self, value: &str) -> Option<Idx> {
+        if let Ok(id) = Uuid::parse_str(value.trim()) {
+            return self.group_idx(&id);
+        }
+        let folded = fold_name(value);
+        let slugged = folded.replace(' ', "-");
+        self.target_groups
+            .iter()
+            .position(|g| {
+                g.slug == slugged
+                    || g.code == value.trim()
+                    || [&g.name_de, &g.name_en]
+                        .into_iter()
+                        .chain(g.aliases.iter())
+                        .any(|n| fold_name(n) == folded)
+            })
+            .map(|i| i as Idx)
+    }
+}

@@ -1,0 +1,334 @@
+//! Records of the catalogue, exactly as they are stored in the import format
+//! (`docs/catalogue-format.md`). Unknown fields are rejected so that a typo in an
+//! operator's file never loses data silently.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// Level of a region in the hierarchy continent → country → state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegionType {
+    Continent,
+    Country,
+    State,
+}
+
+impl RegionType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegionType::Continent => "continent",
+            RegionType::Country => "country",
+            RegionType::State => "state",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "continent" => Some(Self::Continent),
+            "country" => Some(Self::Country),
+            "state" => Some(Self::State),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Region {
+    pub id: Uuid,
+    pub code: String,
+    pub slug: String,
+    pub name_de: String,
+    pub name_en: String,
+    pub region_type: RegionType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<Uuid>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrantArea {
+    pub id: Uuid,
+    pub code: String,
+    pub slug: String,
+    pub name_de: String,
+    pub name_en: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<Uuid>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EligibleEntity {
+    pub id: Uuid,
+    pub code: String,
+    pub slug: String,
+    pub name_de: String,
+    pub name_en: String,
+    pub name_plural_de: String,
+    pub name_plural_en: String,
+    pub description_de: String,
+    pub description_en: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetGroup {
+    pub id: Uuid,
+    pub code: String,
+    pub slug: String,
+    pub name_de: String,
+    pub name_en: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+}
+
+/// The kinds of funding bodies the API distinguishes.
+pub const PROVIDER_TYPES: [&str; 18] = [
+    "federal_ministry",
+    "state_ministry",
+    "municipality",
+    "public_agency",
+    "european_union",
+    "federal_funding_bank",
+    "private_foundation",
+    "public_foundation",
+    "political_foundation",
+    "federal_foundation",
+    "industry_chamber",
+    "research_institution",
+    "university",
+    "non_profit_organization",
+    "church_organization",
+    "lottery_fund",
+    "private_company",
+    "other_type",
+];
+
+/// German label of a provider type (the API's `type_label`).
+pub fn provider_type_label(t: &str) -> &'static str {
+    match t {
+        "federal_ministry" => "Bundesministerium",
+        "state_ministry" => "Landesministerium",
+        "municipality" => "Kommune",
+        "public_agency" => "Öffentliche Einrichtung",
+        "european_union" => "Europäische Union",
+        "federal_funding_bank" => "Förderbank des Bundes",
+        "private_foundation" => "Private Stiftung",
+        "public_foundation" => "Öffentliche Stiftung",
+        "political_foundation" => "Politische Stiftung",
+        "federal_foundation" => "Bundesstiftung",
+        "industry_chamber" => "Kammer",
+        "research_institution" => "Forschungseinrichtung",
+        "university" => "Hochschule",
+        "non_profit_organization" => "Gemeinnützige Organisation",
+        "church_organization" => "Kirchliche Organisation",
+        "lottery_fund" => "Lotteriemittel",
+        "private_company" => "Unternehmen",
+        _ => "Sonstige",
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Address {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub street_and_number: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address_line_2: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postal_code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub city: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete_address: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeoLocation {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latitude: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longitude: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub federal_state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub federal_state_code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub county: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SocialMedia {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linkedin: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facebook: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instagram: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub youtube: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrantProvider {
+    pub id: Uuid,
+    pub slug: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub provider_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fax: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub city: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<Address>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geo_location: Option<GeoLocation>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub social_media: Option<SocialMedia>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Form of the funding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantType {
+    Subsidy,
+    Loan,
+    Guarantee,
+    Equity,
+}
+
+impl GrantType {
+    pub const ALL: [GrantType; 4] = [Self::Subsidy, Self::Loan, Self::Guarantee, Self::Equity];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Subsidy => "subsidy",
+            Self::Loan => "loan",
+            Self::Guarantee => "guarantee",
+            Self::Equity => "equity",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactPoint {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// A funding programme.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Grant {
+    pub id: Uuid,
+    pub slug: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub grant_type: GrantType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_provider_id: Option<Uuid>,
+    pub region_ids: Vec<Uuid>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grant_area_ids: Vec<Uuid>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target_group_ids: Vec<Uuid>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eligible_entity_ids: Vec<Uuid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_date: Option<NaiveDate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_date: Option<NaiveDate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub earliest_project_start: Option<NaiveDate>,
+    pub ongoing_grant: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_date_description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub funding_amount: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_funding_amount: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_duration: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub funding_rate: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub funding_goal: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_group_description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub company_size: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application_level: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub non_profit_only: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contact_point: Option<ContactPoint>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eligibility_requirements: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eligible_expenditures: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub non_eligible_expenditures: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eligible_expenditure_categories: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evaluation_criteria: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub documents_needed: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub application_links: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guideline_links: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reporting_and_claims_links: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub classification: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Grant {
+    /// True when the grant can still be applied for on `today`.
+    pub fn is_open_on(&self, today: NaiveDate) -> bool {
+        self.ongoing_grant || self.end_date.is_none_or(|d| d >= today)
+    }
+}

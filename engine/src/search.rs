@@ -1,0 +1,168 @@
+//! Full-text search over grant titles and descriptions with tantivy (BM25).
+//!
+//! Texts are analysed by [`crate::text::analyze`] (German stemming, umlaut/ß folding)
+//! before they reach tantivy, which then only splits on whitespace; the query goes
+//! through the same analysis. Every query term must match (AND), either exactly or as
+//! the prefix of a longer indexed term, which catches German compounds that start with
+//! the term ("Digitalisierungsprämie" for "Digitalisierung"); exact hits and title hits
+//! weigh more.
+
+use std::path::Path;
+
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, RegexQuery, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
+use tantivy::tokenizer::{TextAnalyzer, WhitespaceTokenizer};
+use tantivy::{doc, Index, IndexReader, ReloadPolicy, Term};
+
+use crate::catalogue::{Catalogue, Idx};
+use crate::error::Result;
+use crate::text::analyze;
+
+const TOKENIZER: &str = "gm_pre_analyzed";
+const WRITER_MEMORY: usize = 64 * 1024 * 1024;
+
+/// A tantivy index over the grants of one catalogue.
+pub struct SearchIndex {
+    index: Index,
+    reader: IndexReader,
+    title: Field,
+    body: Field,
+}
+
+fn schema() -> (Schema, Field, Field, Field) {
+    let mut b = Schema::builder();
+    let text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let idx = b.add_u64_field("idx", FAST);
+    let title = b.add_text_field("title", text.clone());
+    let body = b.add_text_field("body", text);
+    (b.build(), idx, title, body)
+}
+
+fn register(index: &Index) {
+    index.tokenizers().register(
+        TOKENIZER,
+        TextAnalyzer::builder(WhitespaceTokenizer::default()).build(),
+    );
+}
+
+impl SearchIndex {
+    /// Builds the index for `cat` in `dir` (which must exist and be empty), or in memory
+    /// when `dir` is `None`.
+    pub fn build(cat: &Catalogue, dir: Option<&Path>) -> Result<Self> {
+        let (schema, idx, title, body) = schema();
+        let index = match dir {
+            Some(d) => Index::create_in_dir(d, schema)?,
+            None => Index::create_in_ram(schema),
+        };
+        register(&index);
+        let mut writer = index.writer_with_num_threads(1, WRITER_MEMORY)?;
+        for (i, g) in cat.grants.iter().enumerate() {
+            let mut text = String::new();
+            for part in [&g.short_description, &g.description].into_iter().flatten() {
+                text.push_str(part);
+                text.push('\n');
+            }
+            writer.add_document(doc!(
+                idx => i as u64,
+                title => analyze(&g.title).join(" "),
+                body => analyze(&text).join(" "),
+            ))?;
+        }
+        writer.commit()?;
+        writer.wait_merging_threads()?;
+        Self::from_index(index, title, body)
+    }
+
+    /// Opens an index built by [`SearchIndex::build`] in `dir`.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let index = Index::open_in_dir(dir)?;
+        register(&index);
+        let schema = index.schema();
+        let title = schema.get_field("title")?;
+        let body = schema.get_field("body")?;
+        Self::from_index(index, title, body)
+    }
+
+    fn from_index(index: Index, title: Field, body: Field) -> Result<Self> {
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(SearchIndex {
+            index,
+            reader,
+            title,
+            body,
+        })
+    }
+
+    pub fn num_docs(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    fn term_query(&self, term: &str) -> Box<dyn Query> {
+        let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (field, boost) in [(self.title, 2.0), (self.body, 1.0)] {
+            let exact = TermQuery::new(
+                Term::from_field_text(field, term),
+                IndexRecordOption::WithFreqs,
+            );
+            parts.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(exact), boost)),
+            ));
+            // Terms are alphanumeric after analysis, so they need no regex escaping.
+            if term.chars().count() >= 4 && term.chars().all(char::is_alphanumeric) {
+                if let Ok(prefix) = RegexQuery::from_pattern(&format!("{term}.+"), field) {
+                    parts.push((
+                        Occur::Should,
+                        Box::new(BoostQuery::new(Box::new(prefix), boost * 0.5)),
+                    ));
+                }
+            }
+        }
+        Box::new(BooleanQuery::new(parts))
+    }
+
+    /// All grants matching every term of `q`, with their BM25 score, best first (ties by
+    /// catalogue order). An empty analysed query matches nothing.
+    pub fn search(&self, q: &str) -> Result<Vec<(Idx, f32)>> {
+        let mut terms = analyze(q);
+        terms.sort();
+        terms.dedup();
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let query = BooleanQuery::new(
+            terms
+                .iter()
+                .map(|t| (Occur::Must, self.term_query(t)))
+                .collect(),
+        );
+        let searcher = self.reader.searcher();
+        let limit = (searcher.num_docs() as usize).max(1);
+        let top = searcher.search(&query, &TopDocs::with_limit(limit))?;
+        let columns = searcher
+            .segment_readers()
+            .iter()
+            .map(|s| s.fast_fields().u64("idx"))
+            .collect::<tantivy::Result<Vec<_>>>()?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            if let Some(i) = columns[addr.segment_ord as usize].first(addr.doc_id) {
+                hits.push((i as Idx, score));
+            }
+        }
+        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(hits)
+    }
+
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+}

@@ -1,0 +1,169 @@
+//! German-aware text analysis shared by full-text search and keyword scoring.
+//!
+//! Pipeline per token: split on non-alphanumerics → lower-case → Snowball German stem →
+//! fold umlauts and ß (ä→a, ö→o, ü→u, ß→ss) → strip the derivational suffix `isier`
+//! (so that "Digitalisierung" and "digitale" both become `digital`). Stop words are
+//! dropped. Index and query go through the same function, so folding is symmetric.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::sync::OnceLock;
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::German))
+}
+
+const STOP_WORDS: &[&str] = &[
+    "der",
+    "die",
+    "das",
+    "den",
+    "dem",
+    "des",
+    "ein",
+    "eine",
+    "einer",
+    "eines",
+    "einem",
+    "einen",
+    "und",
+    "oder",
+    "in",
+    "im",
+    "am",
+    "an",
+    "auf",
+    "aus",
+    "bei",
+    "mit",
+    "von",
+    "vom",
+    "zu",
+    "zum",
+    "zur",
+    "für",
+    "fur",
+    "fuer",
+    "über",
+    "uber",
+    "ist",
+    "sind",
+    "wird",
+    "werden",
+    "sie",
+    "es",
+    "sich",
+    "als",
+    "auch",
+    "nicht",
+    "wenn",
+    "können",
+    "konnen",
+    "unter",
+    "bestimmten",
+    "voraussetzungen",
+    "the",
+    "and",
+    "of",
+    "for",
+    "to",
+    "a",
+    "an",
+    "is",
+    "are",
+    "on",
+    "with",
+    "by",
+    "or",
+    "we",
+    "our",
+    "this",
+    "that",
+    "be",
+    "as",
+    "at",
+    "from",
+    "it",
+    "its",
+];
+
+/// Folds German umlauts and ß to ASCII (ä→a, ö→o, ü→u, ß→ss) on already lower-cased text.
+pub fn fold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            'ä' | 'à' | 'á' | 'â' => out.push('a'),
+            'ö' | 'ó' | 'ò' | 'ô' => out.push('o'),
+            'ü' | 'ú' | 'ù' | 'û' => out.push('u'),
+            'é' | 'è' | 'ê' => out.push('e'),
+            'ß' => out.push_str("ss"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn normalize_token(word: &str) -> Option<String> {
+    let lower = word.to_lowercase();
+    if lower.chars().count() < 2 || STOP_WORDS.contains(&lower.as_str()) {
+        return None;
+    }
+    let stemmed = stemmer().stem(&lower);
+    let mut t = fold(&stemmed);
+    if let Some(stripped) = t.strip_suffix("isier") {
+        if stripped.len() >= 4 {
+            t.truncate(stripped.len());
+        }
+    }
+    Some(t)
+}
+
+/// Analyses text into normalised terms, in order (duplicates kept).
+pub fn analyze(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .filter_map(normalize_token)
+        .collect()
+}
+
+/// Folds a name for exact, case- and umlaut-insensitive lookups ("Baden-Württemberg"
+/// → "baden wurttemberg").
+pub fn fold_name(s: &str) -> String {
+    fold(&s.to_lowercase())
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digitalisierung_meets_digitale() {
+        assert_eq!(analyze("Digitalisierung"), analyze("digitale"));
+        assert_eq!(analyze("DIGITALISIERUNG"), vec!["digital".to_string()]);
+    }
+
+    #[test]
+    fn umlauts_and_sharp_s_fold() {
+        assert_eq!(
+            analyze("Förderung"),
+            analyze("Foerderung".replace("oe", "o").as_str())
+        );
+        assert_eq!(analyze("Straße"), analyze("strasse"));
+        assert_eq!(analyze("Gründung"), analyze("gründungen"));
+    }
+
+    #[test]
+    fn stop_words_dropped() {
+        assert!(analyze("für die und der").is_empty());
+    }
+
+    #[test]
+    fn names_fold() {
+        assert_eq!(fold_name("Baden-Württemberg"), "baden wurttemberg");
+        assert_eq!(fold_name("  e.V. "), "e v");
+    }
+}

@@ -1,0 +1,1 @@
+//! Python bindings (PyO3) of the grantmatch engine.

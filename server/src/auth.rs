@@ -1,0 +1,123 @@
+//! Bearer-token authentication and the caller's partner context.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use axum::extract::FromRequestParts;
+use axum::http::{header, request::Parts};
+use grantmatch_engine::{Engine, ResolvedScope, Scope};
+use uuid::Uuid;
+
+use crate::db::{Db, Partner};
+use crate::error::ApiError;
+use crate::AppState;
+
+/// A partner with its scope resolved against the loaded catalogue.
+pub struct PartnerCtx {
+    pub partner: Partner,
+    pub scope: ResolvedScope,
+}
+
+/// Resolved partner contexts, by partner id. Partners are immutable once created, so
+/// entries never go stale for one loaded catalogue.
+#[derive(Default)]
+pub struct PartnerCache {
+    map: RwLock<HashMap<Uuid, Arc<PartnerCtx>>>,
+}
+
+impl PartnerCache {
+    pub fn get(
+        &self,
+        engine: &Engine,
+        db: &Db,
+        id: Uuid,
+    ) -> Result<Option<Arc<PartnerCtx>>, ApiError> {
+        if let Some(ctx) = self.map.read().unwrap_or_else(|p| p.into_inner()).get(&id) {
+            return Ok(Some(ctx.clone()));
+        }
+        let Some(partner) = db.partner(id)? else {
+            return Ok(None);
+        };
+        let scope = engine.resolve_scope(&Scope {
+            region_ids: partner.region_ids.clone(),
+            grant_area_ids: partner.grant_area_ids.clone(),
+        });
+        let ctx = Arc::new(PartnerCtx { partner, scope });
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, ctx.clone());
+        Ok(Some(ctx))
+    }
+}
+
+/// The authenticated caller of a request.
+#[derive(Clone)]
+pub struct Caller {
+    pub token_id: Uuid,
+    pub scopes: Vec<String>,
+    pub partner: Arc<PartnerCtx>,
+}
+
+impl Caller {
+    /// Fails with 403 `insufficient_scope` unless the token has `scope`.
+    pub fn require(&self, scope: &str) -> Result<(), ApiError> {
+        if self.scopes.iter().any(|s| s == scope) {
+            Ok(())
+        } else {
+            Err(ApiError::insufficient_scope(scope))
+        }
+    }
+
+    pub fn scope(&self) -> &ResolvedScope {
+        &self.partner.scope
+    }
+}
+
+/// Extracts the bearer token from the `Authorization` header.
+fn bearer(parts: &Parts) -> Result<&str, ApiError> {
+    let value = parts.headers.get(header::AUTHORIZATION).ok_or_else(|| {
+        ApiError::unauthorized("missing Authorization header (expected `Bearer <token>`)")
+    })?;
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::unauthorized("malformed Authorization header"))?;
+    let (scheme, token) = value.split_once(' ').ok_or_else(|| {
+        ApiError::unauthorized("malformed Authorization header (expected `Bearer <token>`)")
+    })?;
+    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+        return Err(ApiError::unauthorized(
+            "malformed Authorization header (expected `Bearer <token>`)",
+        ));
+    }
+    Ok(token.trim())
+}
+
+impl FromRequestParts<Arc<AppState>> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<AppState>,
+    ) -> Result<Self, ApiError> {
+        if let Some(c) = parts.extensions.get::<Caller>() {
+            return Ok(c.clone());
+        }
+        let token = bearer(parts)?;
+        let info = state
+            .db
+            .authenticate(token)?
+            .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
+        let partner = state
+            .partners
+            .get(&state.engine, &state.db, info.partner_id)?
+            .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
+        let caller = Caller {
+            token_id: info.id,
+            scopes: info.scopes,
+            partner,
+        };
+        parts.extensions.insert(caller.clone());
+        Ok(caller)
+    }
+}

@@ -1,0 +1,452 @@
+//! The embedded SQLite database of a data directory: partners and tokens.
+//!
+//! Tokens are stored only as SHA-256 hashes; the plain token is shown once at creation.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use rand::RngCore;
+use rusqlite::{params, Connection, OptionalExtension};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+use uuid::Uuid;
+
+use crate::error::ServerError;
+
+pub const DB_FILE: &str = "grantmatch.sqlite";
+
+/// Token scopes of the API.
+pub const SCOPES: [&str; 3] = ["grants:read", "matching:use", "usage:read"];
+
+const TIERS: [&str; 3] = ["starter", "standard", "enterprise"];
+
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE partners (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    tier TEXT NOT NULL,
+    contact_email TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE partner_regions (
+    partner_id TEXT NOT NULL REFERENCES partners(id),
+    region_id TEXT NOT NULL,
+    PRIMARY KEY (partner_id, region_id)
+);
+CREATE TABLE partner_grant_areas (
+    partner_id TEXT NOT NULL REFERENCES partners(id),
+    grant_area_id TEXT NOT NULL,
+    PRIMARY KEY (partner_id, grant_area_id)
+);
+CREATE TABLE tokens (
+    id TEXT PRIMARY KEY,
+    partner_id TEXT NOT NULL REFERENCES partners(id),
+    hash BLOB NOT NULL UNIQUE,
+    scopes TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+"#];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partner {
+    pub id: Uuid,
+    pub name: String,
+    pub tier: String,
+    pub contact_email: Option<String>,
+    pub region_ids: Vec<Uuid>,
+    pub grant_area_ids: Vec<Uuid>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A valid (not revoked) token as seen by the authentication layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenInfo {
+    pub id: Uuid,
+    pub partner_id: Uuid,
+    pub scopes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRow {
+    pub id: Uuid,
+    pub partner_id: Uuid,
+    pub scopes: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// Partner data to create.
+#[derive(Debug, Clone, Default)]
+pub struct NewPartner {
+    pub name: String,
+    pub tier: String,
+    pub contact_email: Option<String>,
+    pub region_ids: Vec<Uuid>,
+    pub grant_area_ids: Vec<Uuid>,
+}
+
+pub struct Db {
+    conn: Mutex<Connection>,
+}
+
+fn hash_token(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+fn parse_uuid(s: String) -> rusqlite::Result<Uuid> {
+    Uuid::parse_str(&s).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+fn parse_time(s: String) -> rusqlite::Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(&s)
+        .map(|d| d.with_timezone(&Utc))
+        .map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+        })
+}
+
+impl Db {
+    /// Opens (and creates or migrates) the database in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<Self, ServerError> {
+        std::fs::create_dir_all(data_dir)
+            .map_err(|e| ServerError::Io(format!("{}: {e}", data_dir.display())))?;
+        let conn = Connection::open(data_dir.join(DB_FILE))?;
+        Self::init(conn)
+    }
+
+    /// An in-memory database (tests).
+    pub fn in_memory() -> Result<Self, ServerError> {
+        Self::init(Connection::open_in_memory()?)
+    }
+
+    fn init(mut conn: Connection) -> Result<Self, ServerError> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let tx = conn.transaction()?;
+        for (i, m) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            tx.execute_batch(m)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        }
+        tx.commit()?;
+        Ok(Db {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    pub(crate) fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn create_partner(&self, p: &NewPartner) -> Result<Partner, ServerError> {
+        if p.name.trim().is_empty() {
+            return Err(ServerError::Invalid(
+                "partner name must not be empty".into(),
+            ));
+        }
+        if !TIERS.contains(&p.tier.as_str()) {
+            return Err(ServerError::Invalid(format!(
+                "unknown tier `{}` (one of: {})",
+                p.tier,
+                TIERS.join(", ")
+            )));
+        }
+        if let Some(e) = &p.contact_email {
+            if !e.contains('@') || e.contains(char::is_whitespace) {
+                return Err(ServerError::Invalid(format!(
+                    "`{e}` is not an e-mail address"
+                )));
+            }
+        }
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let exists: bool = tx
+            .query_row("SELECT 1 FROM partners WHERE name = ?1", [&p.name], |_| {
+                Ok(true)
+            })
+            .optional()?
+            .unwrap_or(false);
+        if exists {
+            return Err(ServerError::Invalid(format!(
+                "a partner named `{}` already exists",
+                p.name
+            )));
+        }
+        let partner = Partner {
+            id: Uuid::new_v4(),
+            name: p.name.clone(),
+            tier: p.tier.clone(),
+            contact_email: p.contact_email.clone(),
+            region_ids: p.region_ids.clone(),
+            grant_area_ids: p.grant_area_ids.clone(),
+            created_at: Utc::now(),
+        };
+        tx.execute(
+            "INSERT INTO partners (id, name, tier, contact_email, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                partner.id.to_string(),
+                partner.name,
+                partner.tier,
+                partner.contact_email,
+                partner.created_at.to_rfc3339()
+            ],
+        )?;
+        for r in &partner.region_ids {
+            tx.execute(
+                "INSERT OR IGNORE INTO partner_regions (partner_id, region_id) VALUES (?1, ?2)",
+                params![partner.id.to_string(), r.to_string()],
+            )?;
+        }
+        for a in &partner.grant_area_ids {
+            tx.execute(
+                "INSERT OR IGNORE INTO partner_grant_areas (partner_id, grant_area_id) VALUES (?1, ?2)",
+                params![partner.id.to_string(), a.to_string()],
+            )?;
+        }
+        tx.commit()?;
+        Ok(partner)
+    }
+
+    fn load_partner(conn: &Connection, id: &str) -> Result<Option<Partner>, ServerError> {
+        let row = conn
+            .query_row(
+                "SELECT id, name, tier, contact_email, created_at FROM partners WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok((
+                        parse_uuid(r.get(0)?)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                        parse_time(r.get(4)?)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((id, name, tier, contact_email, created_at)) = row else {
+            return Ok(None);
+        };
+        let list = |sql: &str| -> Result<Vec<Uuid>, ServerError> {
+            let mut st = conn.prepare_cached(sql)?;
+            let ids = st
+                .query_map([id.to_string()], |r| parse_uuid(r.get(0)?))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(ids)
+        };
+        let region_ids =
+            list("SELECT region_id FROM partner_regions WHERE partner_id = ?1 ORDER BY rowid")?;
+        let grant_area_ids = list(
+            "SELECT grant_area_id FROM partner_grant_areas WHERE partner_id = ?1 ORDER BY rowid",
+        )?;
+        Ok(Some(Partner {
+            id,
+            name,
+            tier,
+            contact_email,
+            region_ids,
+            grant_area_ids,
+            created_at,
+        }))
+    }
+
+    pub fn partner(&self, id: Uuid) -> Result<Option<Partner>, ServerError> {
+        Self::load_partner(&self.conn(), &id.to_string())
+    }
+
+    /// Finds a partner by UUID or exact name.
+    pub fn find_partner(&self, name_or_id: &str) -> Result<Option<Partner>, ServerError> {
+        let conn = self.conn();
+        let id: Option<String> = conn
+            .query_row(
+                "SELECT id FROM partners WHERE id = ?1 OR name = ?1",
+                [name_or_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match id {
+            Some(id) => Self::load_partner(&conn, &id),
+            None => Ok(None),
+        }
+    }
+
+    pub fn partners(&self) -> Result<Vec<Partner>, ServerError> {
+        let conn = self.conn();
+        let ids: Vec<String> = conn
+            .prepare("SELECT id FROM partners ORDER BY created_at, name")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        ids.iter()
+            .filter_map(|id| Self::load_partner(&conn, id).transpose())
+            .collect()
+    }
+
+    /// Creates a token; returns its row and the plain token (shown once).
+    pub fn create_token(
+        &self,
+        partner_id: Uuid,
+        scopes: &[String],
+    ) -> Result<(TokenRow, String), ServerError> {
+        if scopes.is_empty() {
+            return Err(ServerError::Invalid(
+                "a token needs at least one scope".into(),
+            ));
+        }
+        for s in scopes {
+            if !SCOPES.contains(&s.as_str()) {
+                return Err(ServerError::Invalid(format!(
+                    "unknown scope `{s}` (one of: {})",
+                    SCOPES.join(", ")
+                )));
+            }
+        }
+        let mut bytes = [0u8; 32];
+        rand::rng().fill_bytes(&mut bytes);
+        let token = format!("gm_{}", hex::encode(bytes));
+        let row = TokenRow {
+            id: Uuid::new_v4(),
+            partner_id,
+            scopes: scopes.to_vec(),
+            created_at: Utc::now(),
+            revoked_at: None,
+        };
+        self.conn().execute(
+            "INSERT INTO tokens (id, partner_id, hash, scopes, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                row.id.to_string(),
+                partner_id.to_string(),
+                hash_token(&token).to_vec(),
+                scopes.join(","),
+                row.created_at.to_rfc3339()
+            ],
+        )?;
+        Ok((row, token))
+    }
+
+    /// Revokes a token by id. Returns false when no such active token exists.
+    pub fn revoke_token(&self, id: Uuid) -> Result<bool, ServerError> {
+        let n = self.conn().execute(
+            "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+            params![id.to_string(), Utc::now().to_rfc3339()],
+        )?;
+        Ok(n == 1)
+    }
+
+    pub fn tokens(&self, partner_id: Uuid) -> Result<Vec<TokenRow>, ServerError> {
+        let conn = self.conn();
+        let mut st = conn.prepare(
+            "SELECT id, partner_id, scopes, created_at, revoked_at FROM tokens WHERE partner_id = ?1 ORDER BY created_at",
+        )?;
+        let rows = st
+            .query_map([partner_id.to_string()], |r| {
+                Ok(TokenRow {
+                    id: parse_uuid(r.get(0)?)?,
+                    partner_id: parse_uuid(r.get(1)?)?,
+                    scopes: r
+                        .get::<_, String>(2)?
+                        .split(',')
+                        .map(str::to_string)
+                        .collect(),
+                    created_at: parse_time(r.get(3)?)?,
+                    revoked_at: r.get::<_, Option<String>>(4)?.map(parse_time).transpose()?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Looks an active token up by the hash of the presented secret; the stored hash is
+    /// compared in constant time.
+    pub fn authenticate(&self, presented: &str) -> Result<Option<TokenInfo>, ServerError> {
+        let hash = hash_token(presented);
+        let conn = self.conn();
+        let mut st = conn.prepare_cached(
+            "SELECT id, partner_id, scopes, hash FROM tokens WHERE hash = ?1 AND revoked_at IS NULL",
+        )?;
+        let row = st
+            .query_row([hash.to_vec()], |r| {
+                Ok((
+                    parse_uuid(r.get(0)?)?,
+                    parse_uuid(r.get(1)?)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Vec<u8>>(3)?,
+                ))
+            })
+            .optional()?;
+        Ok(row.and_then(|(id, partner_id, scopes, stored)| {
+            bool::from(stored.ct_eq(&hash)).then(|| TokenInfo {
+                id,
+                partner_id,
+                scopes: scopes.split(',').map(str::to_string).collect(),
+            })
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn partner(db: &Db, name: &str) -> Partner {
+        db.create_partner(&NewPartner {
+            name: name.into(),
+            tier: "starter".into(),
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn token_lifecycle() {
+        let db = Db::in_memory().unwrap();
+        let p = partner(&db, "Acme");
+        let (row, token) = db.create_token(p.id, &["grants:read".into()]).unwrap();
+        let info = db.authenticate(&token).unwrap().unwrap();
+        assert_eq!(info.partner_id, p.id);
+        assert_eq!(info.scopes, vec!["grants:read"]);
+        assert!(db.authenticate("gm_wrong").unwrap().is_none());
+        assert!(db.revoke_token(row.id).unwrap());
+        assert!(db.authenticate(&token).unwrap().is_none());
+        assert!(!db.revoke_token(row.id).unwrap());
+    }
+
+    #[test]
+    fn rejects_bad_partner_input() {
+        let db = Db::in_memory().unwrap();
+        partner(&db, "Acme");
+        assert!(db
+            .create_partner(&NewPartner {
+                name: "Acme".into(),
+                tier: "starter".into(),
+                ..Default::default()
+            })
+            .is_err());
+        assert!(db
+            .create_partner(&NewPartner {
+                name: "B".into(),
+                tier: "gold".into(),
+                ..Default::default()
+            })
+            .is_err());
+        let p = db.find_partner("Acme").unwrap().unwrap();
+        assert!(db.create_token(p.id, &["admin".into()]).is_err());
+    }
+
+    #[test]
+    fn token_hash_is_stored_not_token() {
+        let db = Db::in_memory().unwrap();
+        let p = partner(&db, "Acme");
+        let (_, token) = db.create_token(p.id, &["grants:read".into()]).unwrap();
+        let stored: Vec<u8> = db
+            .conn()
+            .query_row("SELECT hash FROM tokens", [], |r| r.get(0))
+            .unwrap();
+        assert_ne!(stored, token.as_bytes());
+        assert_eq!(stored, hash_token(&token).to_vec());
+    }
+}

@@ -1,0 +1,138 @@
+//! # grantmatch-server
+//!
+//! The HTTP API of grantmatch (axum). [`app`] builds the router over an [`AppState`]
+//! (the loaded engine plus the SQLite database of partners and tokens); [`serve`] runs
+//! it on a socket with graceful shutdown. The server alone maps errors to HTTP
+//! ([`error::ApiError`]): every error has the spec's `{"error": {"code", "message"}}`.
+
+pub mod auth;
+pub mod db;
+pub mod error;
+pub mod params;
+mod routes;
+pub mod views;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
+use grantmatch_engine::Engine;
+use serde_json::json;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::auth::PartnerCache;
+use crate::db::Db;
+use crate::error::{ApiError, ServerError};
+
+/// Shared state of all handlers.
+pub struct AppState {
+    pub engine: Arc<Engine>,
+    pub db: Arc<Db>,
+    pub(crate) partners: PartnerCache,
+}
+
+impl AppState {
+    pub fn new(engine: Arc<Engine>, db: Arc<Db>) -> Self {
+        AppState {
+            engine,
+            db,
+            partners: PartnerCache::default(),
+        }
+    }
+
+    /// Opens the imported catalogue and the database of a data directory.
+    pub fn open(data_dir: &Path) -> Result<Self, ServerError> {
+        let engine = Engine::open(data_dir)?;
+        let db = Db::open(data_dir)?;
+        Ok(Self::new(Arc::new(engine), Arc::new(db)))
+    }
+}
+
+async fn health() -> impl IntoResponse {
+    Json(json!({ "status": "ok" }))
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found("no such endpoint")
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
+    tracing::error!("a handler panicked");
+    ApiError::internal().into_response()
+}
+
+/// The API router.
+pub fn app(state: Arc<AppState>) -> Router {
+    use routes::{grants, providers, reference};
+    let api = Router::new()
+        .route("/grants", get(grants::list))
+        .route("/grants/{id}", get(grants::detail))
+        .route("/grant_providers", get(providers::list))
+        .route("/grant_providers/{id}", get(providers::detail))
+        .route("/regions", get(reference::regions))
+        .route("/regions/{id}", get(reference::region))
+        .route("/grant_areas", get(reference::grant_areas))
+        .route("/grant_areas/{id}", get(reference::grant_area))
+        .route("/eligible_entities", get(reference::eligible_entities))
+        .route("/eligible_entities/{id}", get(reference::eligible_entity))
+        .route("/target_groups", get(reference::target_groups))
+        .route("/target_groups/{id}", get(reference::target_group))
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "this method is not allowed on this endpoint",
+            )
+        });
+    Router::new()
+        .route("/health", get(health))
+        .nest("/api/v1", api)
+        .fallback(not_found)
+        .with_state(state)
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(TraceLayer::new_for_http())
+}
+
+/// Runs the API on `addr` until SIGINT/SIGTERM, then drains in-flight requests.
+pub async fn serve(state: Arc<AppState>, addr: SocketAddr) -> Result<(), ServerError> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| ServerError::Io(format!("cannot listen on {addr}: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| ServerError::Io(e.to_string()))?;
+    tracing::info!(%local, grants = state.engine.catalogue.grants.len(), "grantmatch listening");
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(|e| ServerError::Io(e.to_string()))?;
+    tracing::info!("grantmatch stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutdown requested; draining in-flight requests");
+}
