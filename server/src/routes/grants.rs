@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::Json;
 use grantmatch_engine::model::GrantType;
 use grantmatch_engine::GrantFilter;
 use serde_json::{json, Value};
 
+use super::PathId;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::params::{clip, Params};
@@ -61,7 +62,7 @@ pub async fn list(
 pub async fn detail(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Json<Value>, ApiError> {
     caller.require("grants:read")?;
     let engine = &state.engine;

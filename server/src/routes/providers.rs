@@ -2,11 +2,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::Json;
 use grantmatch_engine::model::PROVIDER_TYPES;
 use serde_json::{json, Value};
 
+use super::PathId;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::params::{clip, Params};
@@ -57,7 +58,7 @@ pub async fn list(
 pub async fn detail(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Json<Value>, ApiError> {
     caller.require("grants:read")?;
     let engine = &state.engine;

@@ -5,13 +5,14 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::Json;
 use grantmatch_engine::model::RegionType;
 use grantmatch_engine::{Catalogue, Idx};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use super::PathId;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::params::{clip, Params};
@@ -132,7 +133,7 @@ pub async fn regions(
 pub async fn region(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Json<Value>, ApiError> {
     caller.require("grants:read")?;
     let cat = &state.engine.catalogue;
@@ -215,7 +216,7 @@ pub async fn grant_areas(
 pub async fn grant_area(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Json<Value>, ApiError> {
     caller.require("grants:read")?;
     let cat = &state.engine.catalogue;
@@ -256,7 +257,7 @@ pub async fn eligible_entities(
 pub async fn eligible_entity(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Json<Value>, ApiError> {
     caller.require("grants:read")?;
     let engine = &state.engine;
@@ -294,7 +295,7 @@ pub async fn target_groups(
 pub async fn target_group(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Json<Value>, ApiError> {
     caller.require("grants:read")?;
     let engine = &state.engine;

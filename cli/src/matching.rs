@@ -1,0 +1,242 @@
+//! `grantmatch match` and `grantmatch eval`.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{anyhow, Context, Result};
+use grantmatch_engine::embed::{Embedder, ModelConfig};
+use grantmatch_engine::matching::passes_filters;
+use grantmatch_engine::profile::Locale;
+use grantmatch_engine::{Engine, MatchInput, MatchOptions, ResolvedScope};
+use serde_json::{json, Value};
+
+pub fn load_options(path: Option<&Path>) -> Result<MatchOptions> {
+    match path {
+        None => Ok(MatchOptions::default()),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            serde_json::from_str(&text)
+                .with_context(|| format!("{}: not valid match options", p.display()))
+        }
+    }
+}
+
+fn today() -> chrono::NaiveDate {
+    chrono::Utc::now().date_naive()
+}
+
+pub fn run_match(
+    data_dir: &Path,
+    model: &ModelConfig,
+    profile: &Path,
+    locale: Option<&str>,
+    options: &MatchOptions,
+) -> Result<()> {
+    let engine = Engine::open(data_dir)?;
+    let embedder = Embedder::load(model)?;
+    let text = std::fs::read_to_string(profile)
+        .with_context(|| format!("cannot read {}", profile.display()))?;
+    let value: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: invalid JSON", profile.display()))?;
+    let mut input = MatchInput::from_value(value)?;
+    if let Some(l) = locale {
+        Locale::parse(l).ok_or_else(|| anyhow!("--locale must be de or en"))?;
+        input
+            .organization_profile
+            .get_or_insert_with(Default::default)
+            .locale = Some(l.to_string());
+    }
+    let scope = ResolvedScope::unrestricted(&engine.catalogue);
+    let (_, matches) = engine.match_profile(&embedder, &scope, &input, options, today())?;
+    let cat = &engine.catalogue;
+    let results: Vec<Value> = matches
+        .iter()
+        .map(|m| {
+            let g = &cat.grants[m.grant as usize];
+            json!({
+                "rank": m.rank,
+                "grant_id": g.id,
+                "slug": g.slug,
+                "title": g.title,
+                "relevance_score": m.relevance_score,
+                "match_category": m.match_category,
+                "match_reason": m.match_reason,
+                "components": m.components,
+            })
+        })
+        .collect();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(
+            &json!({ "results_count": results.len(), "results": results })
+        )?
+    );
+    Ok(())
+}
+
+struct EvalProfile {
+    id: String,
+    input: MatchInput,
+}
+
+fn load_eval(dir: &Path) -> Result<(Vec<EvalProfile>, HashMap<String, HashMap<String, u32>>)> {
+    let path = dir.join("profiles.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let raw: Vec<Value> = serde_json::from_str(&text)?;
+    let mut profiles = Vec::new();
+    for p in raw {
+        let id = p["id"]
+            .as_str()
+            .ok_or_else(|| anyhow!("profile without id"))?
+            .to_string();
+        let input = MatchInput::from_value(p["request"].clone())
+            .with_context(|| format!("profile {id}"))?;
+        profiles.push(EvalProfile { id, input });
+    }
+    let path = dir.join("qrels.tsv");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let mut qrels: HashMap<String, HashMap<String, u32>> = HashMap::new();
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() != 3 {
+            return Err(anyhow!("qrels.tsv: malformed line `{line}`"));
+        }
+        qrels
+            .entry(cols[0].to_string())
+            .or_default()
+            .insert(cols[1].to_string(), cols[2].trim().parse()?);
+    }
+    Ok((profiles, qrels))
+}
+
+/// nDCG@k with gains 2^grade − 1.
+pub fn ndcg(ranked: &[String], judged: &HashMap<String, u32>, k: usize) -> f64 {
+    let gain = |g: u32| (2f64.powi(g as i32)) - 1.0;
+    let dcg: f64 = ranked
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, s)| gain(*judged.get(s).unwrap_or(&0)) / ((i + 2) as f64).log2())
+        .sum();
+    let mut ideal: Vec<u32> = judged.values().copied().collect();
+    ideal.sort_unstable_by(|a, b| b.cmp(a));
+    let idcg: f64 = ideal
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, g)| gain(*g) / ((i + 2) as f64).log2())
+        .sum();
+    if idcg == 0.0 {
+        0.0
+    } else {
+        dcg / idcg
+    }
+}
+
+/// Share of judged-relevant grants (grade ≥ 1) in the first `k`.
+pub fn recall(ranked: &[String], judged: &HashMap<String, u32>, k: usize) -> f64 {
+    let relevant = judged.values().filter(|g| **g >= 1).count();
+    if relevant == 0 {
+        return 0.0;
+    }
+    let hits = ranked
+        .iter()
+        .take(k)
+        .filter(|s| judged.get(*s).is_some_and(|g| *g >= 1))
+        .count();
+    hits as f64 / relevant as f64
+}
+
+pub fn run_eval(
+    data_dir: &Path,
+    model: &ModelConfig,
+    eval_dir: &Path,
+    options: &MatchOptions,
+    json_out: bool,
+) -> Result<()> {
+    let engine = Engine::open(data_dir)?;
+    let embedder = Embedder::load(model)?;
+    let (profiles, qrels) = load_eval(eval_dir)?;
+    let scope = ResolvedScope::unrestricted(&engine.catalogue);
+    let cat = &engine.catalogue;
+    let day = today();
+    let mut rows = Vec::new();
+    let (mut sum_n, mut sum_r, mut sum_bn, mut sum_br) = (0.0, 0.0, 0.0, 0.0);
+    for p in &profiles {
+        let judged = qrels.get(&p.id).cloned().unwrap_or_default();
+        let (resolved, matches) =
+            engine.match_profile(&embedder, &scope, &p.input, options, day)?;
+        let ranked: Vec<String> = matches
+            .iter()
+            .map(|m| cat.grants[m.grant as usize].slug.clone())
+            .collect();
+        let baseline: Vec<String> = engine
+            .bm25_rank(&scope, &resolved.query_text, usize::MAX)?
+            .into_iter()
+            .filter(|&g| passes_filters(cat, &resolved, g, day))
+            .take(25)
+            .map(|g| cat.grants[g as usize].slug.clone())
+            .collect();
+        let (n, r) = (ndcg(&ranked, &judged, 10), recall(&ranked, &judged, 25));
+        let (bn, br) = (ndcg(&baseline, &judged, 10), recall(&baseline, &judged, 25));
+        sum_n += n;
+        sum_r += r;
+        sum_bn += bn;
+        sum_br += br;
+        rows.push(json!({ "profile": p.id, "ndcg@10": n, "recall@25": r, "bm25_ndcg@10": bn, "bm25_recall@25": br }));
+    }
+    let k = profiles.len().max(1) as f64;
+    let summary = json!({
+        "profiles": profiles.len(),
+        "model": embedder.model_id(),
+        "ndcg@10": sum_n / k,
+        "recall@25": sum_r / k,
+        "bm25_ndcg@10": sum_bn / k,
+        "bm25_recall@25": sum_br / k,
+    });
+    if json_out {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "summary": summary, "per_profile": rows }))?
+        );
+    } else {
+        println!("profile\tnDCG@10\tRecall@25\tBM25 nDCG@10\tBM25 Recall@25");
+        for r in &rows {
+            println!(
+                "{}\t{:.3}\t{:.3}\t{:.3}\t{:.3}",
+                r["profile"].as_str().unwrap_or(""),
+                r["ndcg@10"].as_f64().unwrap_or(0.0),
+                r["recall@25"].as_f64().unwrap_or(0.0),
+                r["bm25_ndcg@10"].as_f64().unwrap_or(0.0),
+                r["bm25_recall@25"].as_f64().unwrap_or(0.0)
+            );
+        }
+        println!(
+            "mean\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t({} profiles, {})",
+            sum_n / k,
+            sum_r / k,
+            sum_bn / k,
+            sum_br / k,
+            profiles.len(),
+            embedder.model_id()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ndcg_perfect_and_empty() {
+        let judged: HashMap<String, u32> = [("a".to_string(), 3), ("b".to_string(), 1)].into();
+        assert!((ndcg(&["a".into(), "b".into()], &judged, 10) - 1.0).abs() < 1e-9);
+        assert!(ndcg(&["b".into(), "a".into()], &judged, 10) < 1.0);
+        assert_eq!(ndcg(&["x".into()], &judged, 10), 0.0);
+        assert_eq!(recall(&["a".into(), "x".into()], &judged, 25), 0.5);
+    }
+}

@@ -1,0 +1,409 @@
+//! Ranking grants for an organisation profile.
+//!
+//! 1. Candidates: visible in the partner's scope, passing the profile's AND-combined
+//!    filters (hierarchy-aware), not non-profit-only for a for-profit organisation, not
+//!    expired.
+//! 2. Semantic stage: cosine of the query vector with every candidate (rayon over
+//!    chunks); the best [`SHORTLIST`] go on.
+//! 3. Rule stage: keyword and target-group overlap, region specificity, eligibility,
+//!    deadline and budget fit, combined with the semantic score by [`MatchWeights`],
+//!    calibrated to 0–100 and mapped to a category. Ties break by cosine, then grant id.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::NaiveDate;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::catalogue::{Catalogue, Idx};
+use crate::model::RegionType;
+use crate::profile::ResolvedProfile;
+use crate::reason;
+use crate::scope::ResolvedScope;
+use crate::text::analyze;
+use crate::vectors::{dot, GrantVectors};
+
+/// Candidates that reach the rule stage.
+pub const SHORTLIST: usize = 200;
+/// Results returned at most.
+pub const MAX_RESULTS: usize = 25;
+
+/// Weights of the score components (relative; normalised by their sum).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MatchWeights {
+    /// Semantic similarity of profile and grant text.
+    pub semantic: f32,
+    /// Lexical fit: BM25 of the profile text (normalised to the best candidate), averaged
+    /// with the share of explicit keywords found in the grant text.
+    pub keyword: f32,
+    /// Region specificity: a programme of the organisation's own Land beats a national one.
+    pub region: f32,
+    /// Overlap of target groups.
+    pub target_group: f32,
+    /// Eligible entity and non-profit fit.
+    pub eligibility: f32,
+    /// Open deadline.
+    pub deadline: f32,
+    /// Project budget within the grant's maximum amount.
+    pub budget: f32,
+}
+
+impl Default for MatchWeights {
+    fn default() -> Self {
+        MatchWeights {
+            semantic: 0.60,
+            keyword: 0.15,
+            region: 0.12,
+            target_group: 0.04,
+            eligibility: 0.05,
+            deadline: 0.02,
+            budget: 0.02,
+        }
+    }
+}
+
+/// Calibration of raw cosines: e5 cosines sit in a narrow band, so the semantic
+/// component maps `[low, high]` linearly onto `[0, 1]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Calibration {
+    pub cosine_low: f32,
+    pub cosine_high: f32,
+}
+
+impl Default for Calibration {
+    fn default() -> Self {
+        Calibration {
+            cosine_low: 0.78,
+            cosine_high: 0.88,
+        }
+    }
+}
+
+/// All tunable options of a matching run.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MatchOptions {
+    pub weights: MatchWeights,
+    pub calibration: Calibration,
+}
+
+/// The score components of one match, each in [0, 1].
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Components {
+    pub cosine: f32,
+    pub semantic: f32,
+    pub keyword: f32,
+    pub region: f32,
+    pub target_group: f32,
+    pub eligibility: f32,
+    pub deadline: f32,
+    pub budget: f32,
+}
+
+/// Category of a score: ≥ 70 very suitable, 50–69 partially, 30–49 conditionally,
+/// below 30 not suitable.
+pub fn category(score: u8) -> &'static str {
+    match score {
+        70..=u8::MAX => "very_suitable",
+        50..=69 => "partially_suitable",
+        30..=49 => "conditionally_suitable",
+        _ => "not_suitable",
+    }
+}
+
+/// One ranked grant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Match {
+    pub grant: Idx,
+    pub rank: usize,
+    pub relevance_score: u8,
+    pub match_category: &'static str,
+    pub match_reason: String,
+    pub components: Components,
+    /// Keywords of the profile found in the grant text (facts for the reason).
+    pub matched_keywords: Vec<String>,
+}
+
+/// How a grant relates to the profile's regions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegionFit {
+    /// A programme of (or inside) the organisation's own region.
+    Local(Idx),
+    /// A programme of a larger area containing the organisation's region.
+    Wider(Idx),
+    /// The profile names no region.
+    Unspecified,
+}
+
+/// True when grant `g` passes the profile's hard criteria (filters, non-profit rule,
+/// deadline) on `today`. Scope is checked separately.
+pub fn passes_filters(
+    cat: &Catalogue,
+    profile: &ResolvedProfile,
+    g: Idx,
+    today: NaiveDate,
+) -> bool {
+    Candidates {
+        cat,
+        profile,
+        today,
+    }
+    .accepts(g)
+}
+
+pub(crate) struct Candidates<'a> {
+    cat: &'a Catalogue,
+    profile: &'a ResolvedProfile,
+    today: NaiveDate,
+}
+
+impl Candidates<'_> {
+    /// The hard criteria: filters, non-profit rule, deadline.
+    fn accepts(&self, g: Idx) -> bool {
+        let cat = self.cat;
+        let p = self.profile;
+        let grant = &cat.grants[g as usize];
+        if !grant.is_open_on(self.today) {
+            return false;
+        }
+        if p.is_non_profit == Some(false) && grant.non_profit_only == Some(true) {
+            return false;
+        }
+        let related_region = |r: Idx| {
+            p.regions
+                .iter()
+                .any(|&o| cat.region_within(r, o) || cat.region_within(o, r))
+        };
+        if !p.regions.is_empty() && !cat.grant_regions(g).iter().any(|&r| related_region(r)) {
+            return false;
+        }
+        if !p.grant_areas.is_empty()
+            && !cat.grant_areas(g).iter().any(|&a| {
+                p.grant_areas
+                    .iter()
+                    .any(|&o| cat.area_within(a, o) || cat.area_within(o, a))
+            })
+        {
+            return false;
+        }
+        // Grants without eligibility data are not excluded: unknown is not "no".
+        let entities = cat.grant_entities(g);
+        if !p.eligible_entities.is_empty()
+            && !entities.is_empty()
+            && !entities.iter().any(|e| p.eligible_entities.contains(e))
+        {
+            return false;
+        }
+        true
+    }
+}
+
+fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, RegionFit) {
+    if p.regions.is_empty() {
+        return (0.7, RegionFit::Unspecified);
+    }
+    let mut best = (0.0f32, RegionFit::Unspecified);
+    for &r in cat.grant_regions(g) {
+        for &o in &p.regions {
+            let fit = if cat.region_within(r, o) {
+                (1.0, RegionFit::Local(r))
+            } else if cat.region_within(o, r) {
+                match cat.regions[r as usize].region_type {
+                    RegionType::State => (1.0, RegionFit::Local(r)),
+                    RegionType::Country => (0.7, RegionFit::Wider(r)),
+                    RegionType::Continent => (0.5, RegionFit::Wider(r)),
+                }
+            } else {
+                (0.0, RegionFit::Unspecified)
+            };
+            if fit.0 > best.0 {
+                best = fit;
+            }
+        }
+    }
+    best
+}
+
+/// Maps the weighted component sum to 0–100. The sum of a strong topical match with
+/// neutral rules lands around 0.75; the curve stretches [0.25, 0.85] onto [0, 100].
+fn calibrate(total: f32) -> u8 {
+    let x = ((total - 0.25) / 0.60).clamp(0.0, 1.0);
+    (x * 100.0).round() as u8
+}
+
+/// Ranks the candidates for `profile` by `query` (an L2-normalised vector) and by
+/// `lexical`, the BM25 scores of the profile text (grant → score), normalised here.
+#[allow(clippy::too_many_arguments)]
+pub fn rank(
+    cat: &Catalogue,
+    vectors: &GrantVectors,
+    scope: &ResolvedScope,
+    profile: &ResolvedProfile,
+    query: &[f32],
+    lexical: &HashMap<Idx, f32>,
+    options: &MatchOptions,
+    today: NaiveDate,
+    limit: usize,
+) -> Vec<Match> {
+    let cands = Candidates {
+        cat,
+        profile,
+        today,
+    };
+    // Semantic stage over all candidates, in parallel chunks.
+    let n = cat.grants.len();
+    let mut scored: Vec<(Idx, f32)> = (0..n as Idx)
+        .into_par_iter()
+        .with_min_len(2048)
+        .filter(|&g| scope.is_visible(g) && cands.accepts(g))
+        .map(|g| (g, dot(vectors.row(g as usize), query)))
+        .collect();
+    let keep = SHORTLIST.min(scored.len());
+    if keep < scored.len() {
+        // The shortlist: the best by cosine plus the best by BM25 among the candidates.
+        let mut by_lexical: Vec<(Idx, f32)> = scored
+            .iter()
+            .filter_map(|&(g, c)| lexical.get(&g).map(|&l| (g, l, c)))
+            .map(|(g, l, _)| (g, l))
+            .collect();
+        by_lexical.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let lexical_top: HashSet<Idx> =
+            by_lexical.iter().take(SHORTLIST / 2).map(|x| x.0).collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut i = 0;
+        scored.retain(|x| {
+            i += 1;
+            i <= keep || lexical_top.contains(&x.0)
+        });
+    }
+    let max_lexical = scored
+        .iter()
+        .filter_map(|(g, _)| lexical.get(g))
+        .fold(0f32, |a, &b| a.max(b));
+
+    let w = &options.weights;
+    let c = &options.calibration;
+    let keyword_terms: Vec<(String, HashSet<String>)> = profile
+        .keywords
+        .iter()
+        .map(|k| (k.clone(), analyze(k).into_iter().collect::<HashSet<_>>()))
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
+    let weight_sum = (w.semantic
+        + w.keyword
+        + w.region
+        + w.target_group
+        + w.eligibility
+        + w.deadline
+        + w.budget)
+        .max(f32::EPSILON);
+
+    let mut results: Vec<Match> = scored
+        .par_iter()
+        .map(|&(g, cosine)| {
+            let grant = &cat.grants[g as usize];
+            let semantic = ((cosine - c.cosine_low) / (c.cosine_high - c.cosine_low).max(1e-6))
+                .clamp(0.0, 1.0);
+            let mut text_terms: HashSet<String> = analyze(&grant.title).into_iter().collect();
+            for part in [&grant.short_description, &grant.description]
+                .into_iter()
+                .flatten()
+            {
+                let head: String = part.chars().take(3000).collect();
+                text_terms.extend(analyze(&head));
+            }
+            let matched_keywords: Vec<String> = keyword_terms
+                .iter()
+                .filter(|(_, terms)| terms.iter().all(|t| text_terms.contains(t)))
+                .map(|(k, _)| k.clone())
+                .collect();
+            let bm25 = if max_lexical > 0.0 {
+                lexical.get(&g).copied().unwrap_or(0.0) / max_lexical
+            } else {
+                0.0
+            };
+            let keyword = if keyword_terms.is_empty() {
+                bm25
+            } else {
+                0.5 * bm25 + 0.5 * matched_keywords.len() as f32 / keyword_terms.len() as f32
+            };
+            let (region, _) = region_fit(cat, profile, g);
+            let groups = cat.grant_target_groups(g);
+            let target_group = if profile.target_groups.is_empty() || groups.is_empty() {
+                0.5
+            } else if groups.iter().any(|t| profile.target_groups.contains(t)) {
+                1.0
+            } else {
+                0.2
+            };
+            let entities = cat.grant_entities(g);
+            let entity_fit = if profile.eligible_entities.is_empty() || entities.is_empty() {
+                0.5
+            } else {
+                1.0
+            };
+            let np_fit = match (profile.is_non_profit, grant.non_profit_only) {
+                (Some(true), Some(true)) => 1.0,
+                _ => 0.5,
+            };
+            let eligibility = (entity_fit + np_fit) / 2.0;
+            let deadline = match grant.end_date {
+                Some(d) if (d - today).num_days() >= 30 => 1.0,
+                Some(_) => 0.6,
+                None if grant.ongoing_grant => 0.8,
+                None => 0.5,
+            };
+            let budget = match (profile.project_budget, grant.max_funding_amount) {
+                (Some(b), Some(m)) if b <= m => 1.0,
+                (Some(_), Some(_)) => 0.3,
+                _ => 0.5,
+            };
+            let components = Components {
+                cosine,
+                semantic,
+                keyword,
+                region,
+                target_group,
+                eligibility,
+                deadline,
+                budget,
+            };
+            let total = w.semantic * semantic
+                + w.keyword * keyword
+                + w.region * region
+                + w.target_group * target_group
+                + w.eligibility * eligibility
+                + w.deadline * deadline
+                + w.budget * budget;
+            let score = calibrate(total / weight_sum);
+            Match {
+                grant: g,
+                rank: 0,
+                relevance_score: score,
+                match_category: category(score),
+                match_reason: String::new(),
+                components,
+                matched_keywords,
+            }
+        })
+        .collect();
+    results.sort_by(|a, b| {
+        b.relevance_score
+            .cmp(&a.relevance_score)
+            .then(b.components.cosine.total_cmp(&a.components.cosine))
+            .then(
+                cat.grants[a.grant as usize]
+                    .id
+                    .cmp(&cat.grants[b.grant as usize].id),
+            )
+    });
+    results.truncate(limit.min(MAX_RESULTS));
+    for (i, m) in results.iter_mut().enumerate() {
+        m.rank = i + 1;
+        let (_, fit) = region_fit(cat, profile, m.grant);
+        m.match_reason = reason::explain(cat, profile, m, fit, today);
+    }
+    results
+}

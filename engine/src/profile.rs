@@ -1,0 +1,331 @@
+//! The matching request body (`POST /matching`), its validation and its resolution
+//! against the catalogue.
+//!
+//! Policy: unknown JSON fields are ignored (forward compatibility); wrong types, missing
+//! required fields and unknown filter values are errors naming the field or value.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::catalogue::{Catalogue, Idx};
+use crate::error::{Error, Result};
+
+/// Longest accepted text field (characters).
+pub const MAX_TEXT_CHARS: usize = 20_000;
+/// Most values accepted in one list field.
+pub const MAX_LIST_ITEMS: usize = 100;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OrganizationProfile {
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub regions: Vec<String>,
+    #[serde(default)]
+    pub grant_areas: Vec<String>,
+    #[serde(default)]
+    pub eligible_entities: Vec<String>,
+    #[serde(default)]
+    pub is_non_profit: Option<bool>,
+    #[serde(default)]
+    pub mission: Option<String>,
+    #[serde(default)]
+    pub target_groups: Vec<String>,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    #[serde(default)]
+    pub annual_budget: Option<String>,
+    #[serde(default)]
+    pub number_of_employees: Option<String>,
+    #[serde(default)]
+    pub locale: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Project {
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub budget: Option<String>,
+    #[serde(default)]
+    pub duration: Option<String>,
+}
+
+/// The body of `POST /api/v1/matching`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MatchInput {
+    #[serde(default)]
+    pub organization_id: Option<String>,
+    #[serde(default)]
+    pub organization_profile: Option<OrganizationProfile>,
+    #[serde(default)]
+    pub project: Option<Project>,
+}
+
+/// Language of match reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Locale {
+    #[default]
+    De,
+    En,
+}
+
+impl Locale {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "de" | "de-de" => Some(Self::De),
+            "en" | "en-gb" | "en-us" => Some(Self::En),
+            _ => None,
+        }
+    }
+}
+
+/// A validated profile with its filters resolved to catalogue records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedProfile {
+    pub organization_id: String,
+    /// The text embedded as the query.
+    pub query_text: String,
+    /// Explicit topic words: keywords, unresolved target-group names, project title.
+    pub keywords: Vec<String>,
+    pub regions: Vec<Idx>,
+    pub grant_areas: Vec<Idx>,
+    pub eligible_entities: Vec<Idx>,
+    pub target_groups: Vec<Idx>,
+    pub is_non_profit: Option<bool>,
+    pub project_budget: Option<f64>,
+    pub locale: Locale,
+}
+
+impl MatchInput {
+    /// Parses a JSON value, naming the offending field on a type error.
+    pub fn from_value(v: Value) -> Result<Self> {
+        if !v.is_object() {
+            return Err(Error::InvalidInput(
+                "the request body must be a JSON object".into(),
+            ));
+        }
+        serde_path_to_error::deserialize(v).map_err(|e| {
+            let path = e.path().to_string();
+            Error::InvalidInput(format!("{path}: {}", e.into_inner()))
+        })
+    }
+
+    /// Validates required fields and resolves filters. `locale_override` wins over the
+    /// profile's `locale` (CLI `--locale`).
+    pub fn resolve(&self, cat: &Catalogue) -> Result<ResolvedProfile> {
+        let invalid = |m: String| Error::InvalidInput(m);
+        let organization_id = self
+            .organization_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| invalid("organization_id is required".into()))?;
+        if organization_id.chars().count() > 200 {
+            return Err(invalid("organization_id: at most 200 characters".into()));
+        }
+        let p = self
+            .organization_profile
+            .as_ref()
+            .ok_or_else(|| invalid("organization_profile is required".into()))?;
+        let description = p
+            .description
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| invalid("organization_profile.description is required".into()))?;
+        let texts = [
+            ("organization_profile.description", Some(description)),
+            ("organization_profile.name", p.name.as_deref()),
+            ("organization_profile.mission", p.mission.as_deref()),
+            (
+                "project.title",
+                self.project.as_ref().and_then(|x| x.title.as_deref()),
+            ),
+            (
+                "project.description",
+                self.project.as_ref().and_then(|x| x.description.as_deref()),
+            ),
+        ];
+        for (field, t) in texts {
+            if t.is_some_and(|t| t.chars().count() > MAX_TEXT_CHARS) {
+                return Err(invalid(format!(
+                    "{field}: at most {MAX_TEXT_CHARS} characters"
+                )));
+            }
+        }
+        let lists = [
+            ("organization_profile.regions", &p.regions),
+            ("organization_profile.grant_areas", &p.grant_areas),
+            (
+                "organization_profile.eligible_entities",
+                &p.eligible_entities,
+            ),
+            ("organization_profile.target_groups", &p.target_groups),
+            ("organization_profile.keywords", &p.keywords),
+        ];
+        for (field, l) in lists {
+            if l.len() > MAX_LIST_ITEMS {
+                return Err(invalid(format!("{field}: at most {MAX_LIST_ITEMS} values")));
+            }
+        }
+        let resolve_all = |field: &str, values: &[String], f: &dyn Fn(&str) -> Option<Idx>| {
+            let mut out = Vec::new();
+            for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
+                let i = f(v).ok_or_else(|| invalid(format!("{field}: unknown value `{v}`")))?;
+                if !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+            Ok::<_, Error>(out)
+        };
+        let regions = resolve_all("organization_profile.regions", &p.regions, &|v| {
+            cat.find_region(v)
+        })?;
+        let grant_areas = resolve_all("organization_profile.grant_areas", &p.grant_areas, &|v| {
+            cat.find_area(v)
+        })?;
+        let eligible_entities = resolve_all(
+            "organization_profile.eligible_entities",
+            &p.eligible_entities,
+            &|v| cat.find_entity(v),
+        )?;
+        let mut keywords: Vec<String> = p
+            .keywords
+            .iter()
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .collect();
+        let mut target_groups = Vec::new();
+        for t in p
+            .target_groups
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+        {
+            match cat.find_target_group(t) {
+                Some(i) if !target_groups.contains(&i) => target_groups.push(i),
+                Some(_) => {}
+                None => keywords.push(t.to_string()),
+            }
+        }
+        if let Some(title) = self.project.as_ref().and_then(|x| x.title.as_deref()) {
+            if !title.trim().is_empty() {
+                keywords.push(title.trim().to_string());
+            }
+        }
+        let locale = match p.locale.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            None => Locale::De,
+            Some(l) => Locale::parse(l).ok_or_else(|| {
+                invalid(format!(
+                    "organization_profile.locale: `{l}` is not `de` or `en`"
+                ))
+            })?,
+        };
+        let mut query = String::new();
+        for part in [
+            p.name.as_deref(),
+            Some(description),
+            p.mission.as_deref(),
+            self.project.as_ref().and_then(|x| x.title.as_deref()),
+            self.project.as_ref().and_then(|x| x.description.as_deref()),
+        ]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        {
+            if !query.is_empty() {
+                query.push_str(". ");
+            }
+            query.push_str(part);
+        }
+        if !p.keywords.is_empty() {
+            query.push_str(". ");
+            query.push_str(&p.keywords.join(", "));
+        }
+        Ok(ResolvedProfile {
+            organization_id: organization_id.to_string(),
+            query_text: query,
+            keywords,
+            regions,
+            grant_areas,
+            eligible_entities,
+            target_groups,
+            is_non_profit: p.is_non_profit,
+            project_budget: self
+                .project
+                .as_ref()
+                .and_then(|x| x.budget.as_deref())
+                .and_then(parse_amount),
+            locale,
+        })
+    }
+}
+
+/// Parses a free-text euro amount: "50.000 EUR", "50000", "1,5 Mio. €", "200k".
+pub fn parse_amount(s: &str) -> Option<f64> {
+    let lower = s.to_lowercase();
+    let factor = if lower.contains("mio") || lower.contains("million") {
+        1e6
+    } else if lower.contains("tsd") || lower.contains("tausend") || lower.trim_end().ends_with('k')
+    {
+        1e3
+    } else {
+        1.0
+    };
+    let num: String = lower
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
+        .collect();
+    if num.is_empty() {
+        return None;
+    }
+    // German notation: "." groups thousands, "," is the decimal separator.
+    let normalized = if num.contains(',') {
+        num.replace('.', "").replace(',', ".")
+    } else if num.matches('.').count() == 1 && num.split('.').nth(1).is_some_and(|d| d.len() != 3) {
+        num
+    } else {
+        num.replace('.', "")
+    };
+    normalized
+        .parse::<f64>()
+        .ok()
+        .map(|v| v * factor)
+        .filter(|v| v.is_finite() && *v >= 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts() {
+        assert_eq!(parse_amount("50.000 EUR"), Some(50_000.0));
+        assert_eq!(parse_amount("50000"), Some(50_000.0));
+        assert_eq!(parse_amount("1,5 Mio. €"), Some(1_500_000.0));
+        assert_eq!(parse_amount("200k"), Some(200_000.0));
+        assert_eq!(parse_amount("ca. 12.5"), Some(12.5));
+        assert_eq!(parse_amount("unbekannt"), None);
+    }
+
+    #[test]
+    fn type_errors_name_the_field() {
+        let e = MatchInput::from_value(serde_json::json!({
+            "organization_id": "x",
+            "organization_profile": {"description": "d", "regions": "Bayern"}
+        }))
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("organization_profile.regions"),
+            "{e}"
+        );
+    }
+}
