@@ -231,7 +231,11 @@ fn run(cli: Cli) -> Result<()> {
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
-            rt.block_on(grantmatch_server::serve(Arc::new(state), addr))?;
+            let state = Arc::new(state);
+            rt.block_on(async {
+                grantmatch_server::load_model_in_background(state.clone(), model);
+                grantmatch_server::serve(state, addr).await
+            })?;
             Ok(())
         }
         Command::Partner(PartnerCmd::Create(p)) => {

@@ -21,7 +21,8 @@ pub const SCOPES: [&str; 3] = ["grants:read", "matching:use", "usage:read"];
 
 const TIERS: [&str; 3] = ["starter", "standard", "enterprise"];
 
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE partners (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
@@ -47,7 +48,25 @@ CREATE TABLE tokens (
     created_at TEXT NOT NULL,
     revoked_at TEXT
 );
-"#];
+"#,
+    r#"
+CREATE TABLE matching_requests (
+    id TEXT PRIMARY KEY,
+    partner_id TEXT NOT NULL REFERENCES partners(id),
+    token_id TEXT NOT NULL,
+    organization_id TEXT NOT NULL,
+    request_json TEXT NOT NULL,
+    status TEXT NOT NULL,
+    results_json TEXT,
+    results_count INTEGER,
+    error TEXT,
+    created_at TEXT NOT NULL,
+    completed_at TEXT
+);
+CREATE INDEX matching_requests_partner ON matching_requests (partner_id, created_at);
+CREATE INDEX matching_requests_status ON matching_requests (status);
+"#,
+];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Partner {

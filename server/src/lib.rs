@@ -6,9 +6,13 @@
 //! ([`error::ApiError`]): every error has the spec's `{"error": {"code", "message"}}`.
 
 pub mod auth;
+pub mod clock;
 pub mod db;
 pub mod error;
+pub mod matcher;
+pub mod matching_store;
 pub mod params;
+pub mod quota;
 mod routes;
 pub mod views;
 
@@ -18,7 +22,7 @@ use std::sync::Arc;
 
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use grantmatch_engine::Engine;
 use serde_json::json;
@@ -26,13 +30,19 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::auth::PartnerCache;
+use crate::clock::Clock;
 use crate::db::Db;
 use crate::error::{ApiError, ServerError};
+use crate::matcher::Matcher;
+use grantmatch_engine::embed::{Embedder, ModelConfig};
+use grantmatch_engine::MatchOptions;
 
 /// Shared state of all handlers.
 pub struct AppState {
     pub engine: Arc<Engine>,
     pub db: Arc<Db>,
+    pub matcher: Matcher,
+    pub clock: Clock,
     pub(crate) partners: PartnerCache,
 }
 
@@ -41,8 +51,22 @@ impl AppState {
         AppState {
             engine,
             db,
+            matcher: Matcher::new(MatchOptions::default(), matcher::DEFAULT_QUEUE_CAPACITY),
+            clock: Clock::default(),
             partners: PartnerCache::default(),
         }
+    }
+
+    /// Replaces the matching service (options, queue capacity).
+    pub fn with_matcher(mut self, matcher: Matcher) -> Self {
+        self.matcher = matcher;
+        self
+    }
+
+    /// Replaces the clock (tests).
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// Opens the imported catalogue and the database of a data directory.
@@ -68,7 +92,7 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> axum::response:
 
 /// The API router.
 pub fn app(state: Arc<AppState>) -> Router {
-    use routes::{grants, providers, reference};
+    use routes::{grants, matching, providers, reference};
     let api = Router::new()
         .route("/grants", get(grants::list))
         .route("/grants/{id}", get(grants::detail))
@@ -82,6 +106,9 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/eligible_entities/{id}", get(reference::eligible_entity))
         .route("/target_groups", get(reference::target_groups))
         .route("/target_groups/{id}", get(reference::target_group))
+        .route("/matching", post(matching::create))
+        .route("/matching/{id}", get(matching::status))
+        .route("/matching/{id}/results", get(matching::results))
         .method_not_allowed_fallback(|| async {
             ApiError::new(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -96,6 +123,29 @@ pub fn app(state: Arc<AppState>) -> Router {
         .with_state(state)
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(TraceLayer::new_for_http())
+}
+
+/// Loads the embedding model in the background (the API answers at once; matching
+/// answers 503 until the model is ready), then completes interrupted requests.
+pub fn load_model_in_background(state: Arc<AppState>, model: ModelConfig) {
+    tokio::spawn(async move {
+        let loaded = tokio::task::spawn_blocking(move || Embedder::load(&model)).await;
+        match loaded {
+            Ok(Ok(e)) => {
+                tracing::info!(model = e.model_id(), "embedding model loaded");
+                state.matcher.set_embedder(Arc::new(e));
+                matcher::resume_pending(state).await;
+            }
+            Ok(Err(e)) => {
+                tracing::error!(error = %e, "matching disabled");
+                state.matcher.set_load_error(e.to_string());
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "model loading panicked; matching disabled");
+                state.matcher.set_load_error(e.to_string());
+            }
+        }
+    });
 }
 
 /// Runs the API on `addr` until SIGINT/SIGTERM, then drains in-flight requests.

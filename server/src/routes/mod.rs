@@ -1,6 +1,7 @@
 //! Handlers, one module per resource family.
 
 pub mod grants;
+pub mod matching;
 pub mod providers;
 pub mod reference;
 

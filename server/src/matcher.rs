@@ -1,0 +1,161 @@
+//! The matching service of the server: the embedding model (loaded in the background
+//! at start), a bounded work queue, and the worker that completes asynchronous and
+//! interrupted requests.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use grantmatch_engine::embed::Embedder;
+use grantmatch_engine::{Engine, Match, MatchInput, MatchOptions, ResolvedScope};
+use serde_json::{json, Value};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::AppState;
+
+/// Matching requests computed or waiting at once; more are refused with 503.
+pub const DEFAULT_QUEUE_CAPACITY: usize = 64;
+
+pub struct Matcher {
+    embedder: OnceLock<Arc<Embedder>>,
+    load_error: Mutex<Option<String>>,
+    pub options: MatchOptions,
+    queue: Arc<Semaphore>,
+}
+
+impl Matcher {
+    pub fn new(options: MatchOptions, queue_capacity: usize) -> Self {
+        Matcher {
+            embedder: OnceLock::new(),
+            load_error: Mutex::new(None),
+            options,
+            queue: Arc::new(Semaphore::new(queue_capacity.max(1))),
+        }
+    }
+
+    pub fn set_embedder(&self, e: Arc<Embedder>) {
+        let _ = self.embedder.set(e);
+    }
+
+    pub fn set_load_error(&self, e: String) {
+        *self.load_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+    }
+
+    /// The loaded model, or 503 explaining why matching is unavailable.
+    pub fn embedder(&self) -> Result<Arc<Embedder>, ApiError> {
+        if let Some(e) = self.embedder.get() {
+            return Ok(e.clone());
+        }
+        let why = self
+            .load_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        Err(ApiError::service_unavailable(match why {
+            Some(_) => "matching is unavailable: the embedding model could not be loaded (see the server log)".to_string(),
+            None => "matching is starting: the embedding model is being loaded, retry in a few seconds".to_string(),
+        }))
+    }
+
+    /// A place in the work queue, or 503 when it is full.
+    pub fn slot(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        self.queue.clone().try_acquire_owned().map_err(|_| {
+            ApiError::service_unavailable(
+                "matching is busy: too many requests in progress, retry shortly",
+            )
+        })
+    }
+}
+
+/// The spec's match objects for ranked results.
+pub fn results_json(engine: &Engine, matches: &[Match]) -> Value {
+    let cat = &engine.catalogue;
+    Value::Array(
+        matches
+            .iter()
+            .map(|m| {
+                let g = &cat.grants[m.grant as usize];
+                json!({
+                    "id": Uuid::new_v4(),
+                    "rank": m.rank,
+                    "grant_id": g.id,
+                    "title": g.title,
+                    "relevance_score": m.relevance_score,
+                    "match_category": m.match_category,
+                    "match_reason": m.match_reason,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Runs a matching on the blocking pool.
+pub async fn compute(
+    state: &Arc<AppState>,
+    embedder: Arc<Embedder>,
+    scope: ResolvedScope,
+    input: MatchInput,
+) -> Result<Value, ApiError> {
+    let engine = state.engine.clone();
+    let options = state.matcher.options;
+    let today = state.clock.today();
+    tokio::task::spawn_blocking(move || {
+        let (_, matches) = engine.match_profile(&embedder, &scope, &input, &options, today)?;
+        Ok::<_, ApiError>(results_json(&engine, &matches))
+    })
+    .await
+    .map_err(|e| {
+        tracing::error!(error = %e, "matching task failed");
+        ApiError::internal()
+    })?
+}
+
+/// Completes a stored pending request (asynchronous form, or after a restart).
+pub async fn complete_pending(
+    state: Arc<AppState>,
+    id: Uuid,
+    permit: Option<OwnedSemaphorePermit>,
+) {
+    let _permit = permit;
+    let outcome = async {
+        let record = state.db.matching(id)?.ok_or_else(ApiError::internal)?;
+        let partner = state
+            .partners
+            .get(&state.engine, &state.db, record.partner_id)?
+            .ok_or_else(ApiError::internal)?;
+        let input = MatchInput::from_value(record.request.clone())?;
+        let embedder = state.matcher.embedder()?;
+        compute(&state, embedder, partner.scope.clone(), input).await
+    }
+    .await;
+    let stored = match &outcome {
+        Ok(results) => {
+            let n = results.as_array().map_or(0, Vec::len) as i64;
+            state.db.finish_matching(id, Ok((results, n)))
+        }
+        Err(e) => state.db.finish_matching(id, Err(&e.message)),
+    };
+    if let Err(e) = stored {
+        tracing::error!(%id, error = %e, "cannot store matching outcome");
+    }
+}
+
+/// Completes every request left pending by an earlier run.
+pub async fn resume_pending(state: Arc<AppState>) {
+    let pending = match state.db.pending_matchings() {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read pending matching requests");
+            return;
+        }
+    };
+    if !pending.is_empty() {
+        tracing::info!(
+            count = pending.len(),
+            "completing matching requests interrupted by a restart"
+        );
+    }
+    for r in pending {
+        complete_pending(state.clone(), r.id, None).await;
+    }
+}

@@ -1,0 +1,162 @@
+//! Matching requests in the database: the billing record of every matching and the
+//! stored results that `GET /matching/:id` returns. Each row is committed (WAL,
+//! `synchronous=FULL`) before the response that announces it is sent.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension, Row};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::db::Db;
+use crate::error::ServerError;
+
+/// Status of a matching request.
+pub const PENDING: &str = "pending";
+pub const COMPLETED: &str = "completed";
+pub const FAILED: &str = "failed";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchingRecord {
+    pub id: Uuid,
+    pub partner_id: Uuid,
+    pub token_id: Uuid,
+    pub organization_id: String,
+    pub request: Value,
+    pub status: String,
+    pub results: Option<Value>,
+    pub results_count: Option<i64>,
+    pub error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub completed_at: Option<DateTime<Utc>>,
+}
+
+fn uuid_col(r: &Row, i: usize) -> rusqlite::Result<Uuid> {
+    let s: String = r.get(i)?;
+    Uuid::parse_str(&s).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+fn time_col(r: &Row, i: usize) -> rusqlite::Result<Option<DateTime<Utc>>> {
+    let s: Option<String> = r.get(i)?;
+    s.map(|s| {
+        DateTime::parse_from_rfc3339(&s)
+            .map(|d| d.with_timezone(&Utc))
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    i,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })
+    })
+    .transpose()
+}
+
+fn json_col(r: &Row, i: usize) -> rusqlite::Result<Option<Value>> {
+    let s: Option<String> = r.get(i)?;
+    s.map(|s| {
+        serde_json::from_str(&s).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+        })
+    })
+    .transpose()
+}
+
+const COLUMNS: &str = "id, partner_id, token_id, organization_id, request_json, status, results_json, results_count, error, created_at, completed_at";
+
+fn record(r: &Row) -> rusqlite::Result<MatchingRecord> {
+    Ok(MatchingRecord {
+        id: uuid_col(r, 0)?,
+        partner_id: uuid_col(r, 1)?,
+        token_id: uuid_col(r, 2)?,
+        organization_id: r.get(3)?,
+        request: json_col(r, 4)?.unwrap_or(Value::Null),
+        status: r.get(5)?,
+        results: json_col(r, 6)?,
+        results_count: r.get(7)?,
+        error: r.get(8)?,
+        created_at: time_col(r, 9)?.unwrap_or_default(),
+        completed_at: time_col(r, 10)?,
+    })
+}
+
+impl Db {
+    /// Inserts a matching request (pending, or already completed with its results).
+    pub fn insert_matching(&self, m: &MatchingRecord) -> Result<(), ServerError> {
+        self.conn().execute(
+            &format!("INSERT INTO matching_requests ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
+            params![
+                m.id.to_string(),
+                m.partner_id.to_string(),
+                m.token_id.to_string(),
+                m.organization_id,
+                m.request.to_string(),
+                m.status,
+                m.results.as_ref().map(Value::to_string),
+                m.results_count,
+                m.error,
+                m.created_at.to_rfc3339(),
+                m.completed_at.map(|t| t.to_rfc3339()),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Stores the outcome of a pending request: results, or an error message.
+    pub fn finish_matching(
+        &self,
+        id: Uuid,
+        outcome: Result<(&Value, i64), &str>,
+    ) -> Result<(), ServerError> {
+        let now = Utc::now().to_rfc3339();
+        let conn = self.conn();
+        match outcome {
+            Ok((results, count)) => conn.execute(
+                "UPDATE matching_requests SET status = ?2, results_json = ?3, results_count = ?4, completed_at = ?5 WHERE id = ?1",
+                params![id.to_string(), COMPLETED, results.to_string(), count, now],
+            )?,
+            Err(error) => conn.execute(
+                "UPDATE matching_requests SET status = ?2, error = ?3, completed_at = ?4 WHERE id = ?1",
+                params![id.to_string(), FAILED, error, now],
+            )?,
+        };
+        Ok(())
+    }
+
+    pub fn matching(&self, id: Uuid) -> Result<Option<MatchingRecord>, ServerError> {
+        Ok(self
+            .conn()
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM matching_requests WHERE id = ?1"),
+                [id.to_string()],
+                record,
+            )
+            .optional()?)
+    }
+
+    /// Requests still pending (e.g. interrupted by a restart), oldest first.
+    pub fn pending_matchings(&self) -> Result<Vec<MatchingRecord>, ServerError> {
+        let conn = self.conn();
+        let mut st = conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM matching_requests WHERE status = ?1 ORDER BY created_at"
+        ))?;
+        let rows = st
+            .query_map([PENDING], record)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Matching requests of a partner since `since`, and the distinct organisations.
+    pub fn matching_usage(
+        &self,
+        partner_id: Uuid,
+        since: DateTime<Utc>,
+    ) -> Result<(i64, i64), ServerError> {
+        Ok(self.conn().query_row(
+            "SELECT COUNT(*), COUNT(DISTINCT organization_id) FROM matching_requests WHERE partner_id = ?1 AND created_at >= ?2",
+            params![partner_id.to_string(), since.to_rfc3339()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?)
+    }
+}

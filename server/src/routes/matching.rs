@@ -1,0 +1,182 @@
+//! POST /matching, GET /matching/:id, GET /matching/:id/results.
+//!
+//! The synchronous form (default) answers 200 with the results and the quota block.
+//! The asynchronous form is chosen with the header `Prefer: respond-async` and answers
+//! 202 with `status_url` and `results_url`. Either way the request is stored (the
+//! billing record) before the response is sent. Reading a stored request needs the
+//! scope `matching:use` and the same partner; anything else is 404.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use grantmatch_engine::MatchInput;
+use serde_json::{json, Value};
+use uuid::Uuid;
+
+use super::PathId;
+use crate::auth::Caller;
+use crate::error::ApiError;
+use crate::matcher::{complete_pending, compute};
+use crate::matching_store::{MatchingRecord, COMPLETED, PENDING};
+use crate::params::clip;
+use crate::quota;
+use crate::AppState;
+
+fn wants_async(headers: &HeaderMap) -> bool {
+    headers
+        .get_all("prefer")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|p| p.trim().eq_ignore_ascii_case("respond-async"))
+}
+
+/// Parses the JSON body: 415 without a JSON content type, 400 for malformed JSON.
+pub fn json_body(headers: &HeaderMap, body: &Bytes) -> Result<Value, ApiError> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let mime = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if mime != "application/json" && !mime.ends_with("+json") {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "the request body must be JSON with Content-Type: application/json",
+        ));
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("malformed JSON body: {e}")))
+}
+
+pub async fn create(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    caller.require("matching:use")?;
+    let value = json_body(&headers, &body)?;
+    let input = MatchInput::from_value(value.clone())?;
+    let profile = input.resolve(&state.engine.catalogue)?;
+    let embedder = state.matcher.embedder()?;
+    if state.engine.vectors().is_none() {
+        return Err(ApiError::service_unavailable(
+            "matching is unavailable: the catalogue was imported without embeddings",
+        ));
+    }
+    let permit = state.matcher.slot()?;
+    let id = Uuid::new_v4();
+    let partner = &caller.partner.partner;
+    let mut record = MatchingRecord {
+        id,
+        partner_id: partner.id,
+        token_id: caller.token_id,
+        organization_id: profile.organization_id.clone(),
+        request: value,
+        status: PENDING.to_string(),
+        results: None,
+        results_count: None,
+        error: None,
+        created_at: state.clock.now(),
+        completed_at: None,
+    };
+
+    if wants_async(&headers) {
+        state.db.insert_matching(&record)?;
+        tokio::spawn(complete_pending(state.clone(), id, Some(permit)));
+        let base = format!("/api/v1/matching/{id}");
+        return Ok((
+            StatusCode::ACCEPTED,
+            [(header::LOCATION, base.clone())],
+            Json(json!({
+                "matching_request_id": id,
+                "status": PENDING,
+                "status_url": base,
+                "results_url": format!("/api/v1/matching/{id}/results"),
+                "message": "The matching is being processed. Poll status_url until status is completed, then read results_url.",
+            })),
+        )
+            .into_response());
+    }
+
+    let results = compute(&state, embedder, caller.partner.scope.clone(), input).await?;
+    drop(permit);
+    let count = results.as_array().map_or(0, Vec::len);
+    record.status = COMPLETED.to_string();
+    record.results = Some(results.clone());
+    record.results_count = Some(count as i64);
+    record.completed_at = Some(state.clock.now());
+    state.db.insert_matching(&record)?;
+    let (_, quarter_start) = quota::quarter_of(state.clock.now());
+    let (used, _) = state.db.matching_usage(partner.id, quarter_start)?;
+    Ok(Json(json!({
+        "matching_request_id": id,
+        "organization_id": record.organization_id,
+        "status": COMPLETED,
+        "results_count": count,
+        "results": results,
+        "quota": quota::matching_quota_block(used, &partner.tier),
+    }))
+    .into_response())
+}
+
+fn load(state: &AppState, caller: &Caller, id: &str) -> Result<MatchingRecord, ApiError> {
+    caller.require("matching:use")?;
+    let not_found = || ApiError::not_found(format!("no matching request `{}`", clip(id)));
+    let uuid = Uuid::parse_str(id).map_err(|_| not_found())?;
+    state
+        .db
+        .matching(uuid)?
+        .filter(|r| r.partner_id == caller.partner.partner.id)
+        .ok_or_else(not_found)
+}
+
+pub async fn status(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> Result<Json<Value>, ApiError> {
+    let r = load(&state, &caller, &id)?;
+    let mut v = json!({
+        "matching_request_id": r.id,
+        "organization_id": r.organization_id,
+        "status": r.status,
+        "created_at": r.created_at,
+        "completed_at": r.completed_at,
+        "status_url": format!("/api/v1/matching/{}", r.id),
+        "results_url": format!("/api/v1/matching/{}/results", r.id),
+    });
+    if r.status == COMPLETED {
+        v["results_count"] = json!(r.results_count);
+        v["results"] = r.results.unwrap_or(Value::Array(vec![]));
+    }
+    if let Some(e) = r.error {
+        v["error"] = json!(e);
+    }
+    Ok(Json(v))
+}
+
+pub async fn results(
+    State(state): State<Arc<AppState>>,
+    caller: Caller,
+    PathId(id): PathId,
+) -> Result<Json<Value>, ApiError> {
+    let r = load(&state, &caller, &id)?;
+    Ok(Json(json!({
+        "matching_request_id": r.id,
+        "organization_id": r.organization_id,
+        "status": r.status,
+        "results_count": r.results_count.unwrap_or(0),
+        "results": r.results.unwrap_or(Value::Array(vec![])),
+    })))
+}
