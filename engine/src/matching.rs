@@ -52,8 +52,8 @@ pub struct MatchWeights {
 impl Default for MatchWeights {
     fn default() -> Self {
         MatchWeights {
-            semantic: 0.60,
-            keyword: 0.15,
+            semantic: 0.45,
+            keyword: 0.35,
             region: 0.12,
             target_group: 0.04,
             eligibility: 0.05,
@@ -226,10 +226,12 @@ fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, RegionFit) 
     best
 }
 
-/// Maps the weighted component sum to 0–100. The sum of a strong topical match with
-/// neutral rules lands around 0.75; the curve stretches [0.25, 0.85] onto [0, 100].
+/// Maps the weighted component sum to 0–100: [0.34, 0.70] stretches linearly onto
+/// [0, 100]. Fitted on the development set (`fixtures/eval`) so that the median
+/// excellent-graded programme scores ≈ 72 and the median unjudged one ≈ 45; see the
+/// README for the bands.
 fn calibrate(total: f32) -> u8 {
-    let x = ((total - 0.25) / 0.60).clamp(0.0, 1.0);
+    let x = ((total - 0.34) / 0.36).clamp(0.0, 1.0);
     (x * 100.0).round() as u8
 }
 
