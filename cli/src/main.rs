@@ -13,6 +13,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use grantmatch_engine::Engine;
 use grantmatch_server::db::{Db, NewPartner};
+use grantmatch_server::mailer::SmtpConfig;
+use grantmatch_server::matcher::Matcher;
+use grantmatch_server::ratelimit::RateLimits;
+use grantmatch_server::usage::{outbox, parse_period, period_start, stats, QuotaPolicy, QuotaView};
 use grantmatch_server::AppState;
 use uuid::Uuid;
 
@@ -62,9 +66,17 @@ enum Command {
         skip_embeddings: bool,
     },
     /// Serve the HTTP API.
-    Serve {
-        #[arg(long, env = "GRANTMATCH_ADDR", default_value = "127.0.0.1:8080")]
-        addr: SocketAddr,
+    Serve(ServeArgs),
+    /// Usage statistics and quota of a partner (the same figures as GET /usage/stats and /usage/quota).
+    Usage {
+        /// Partner name or id.
+        #[arg(long)]
+        partner: String,
+        /// day, week, month, quarter or year.
+        #[arg(long, default_value = "quarter")]
+        period: String,
+        #[arg(long, env = "GRANTMATCH_QUOTA_QUARTER_SHARE", default_value_t = 0.25)]
+        quota_quarter_share: f64,
     },
     /// Manage partners.
     #[command(subcommand)]
@@ -104,6 +116,46 @@ enum ModelCmd {
     Fetch,
     /// Check that the model loads and embeds.
     Check,
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    #[arg(long, env = "GRANTMATCH_ADDR", default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Requests per minute per token.
+    #[arg(long, env = "GRANTMATCH_RATE_LIMIT_PER_TOKEN", default_value_t = 100)]
+    rate_limit_per_token: u32,
+    /// Requests per minute per partner (all its tokens).
+    #[arg(
+        long,
+        env = "GRANTMATCH_RATE_LIMIT_PER_PARTNER",
+        default_value_t = 1000
+    )]
+    rate_limit_per_partner: u32,
+    /// Matching requests per second per partner.
+    #[arg(long, env = "GRANTMATCH_RATE_LIMIT_MATCHING", default_value_t = 10)]
+    rate_limit_matching: u32,
+    /// Turn rate limiting off (load tests).
+    #[arg(long, env = "GRANTMATCH_NO_RATE_LIMITS")]
+    no_rate_limits: bool,
+    /// Share of the yearly matching allowance available per quarter.
+    #[arg(long, env = "GRANTMATCH_QUOTA_QUARTER_SHARE", default_value_t = 0.25)]
+    quota_quarter_share: f64,
+    /// SMTP relay for quota warnings, e.g. smtp://localhost:25 (unset: e-mails stay in the outbox).
+    #[arg(long, env = "GRANTMATCH_SMTP_URL")]
+    smtp_url: Option<String>,
+    #[arg(
+        long,
+        env = "GRANTMATCH_SMTP_FROM",
+        default_value = "grantmatch@localhost"
+    )]
+    smtp_from: String,
+    /// JSON file with match options (weights, calibration); defaults are documented in the README.
+    #[arg(long, env = "GRANTMATCH_MATCH_OPTIONS")]
+    match_options: Option<PathBuf>,
+    /// Matching requests computed or waiting at once before 503.
+    #[arg(long, env = "GRANTMATCH_MATCH_QUEUE", default_value_t = 64)]
+    match_queue: usize,
 }
 
 #[derive(Subcommand)]
@@ -226,16 +278,70 @@ fn run(cli: Cli) -> Result<()> {
             &matching::load_options(options.as_deref())?,
             json,
         ),
-        Command::Serve { addr } => {
-            let state = AppState::open(&data_dir).context("cannot start the server")?;
+        Command::Serve(args) => {
+            if !(args.quota_quarter_share > 0.0 && args.quota_quarter_share <= 1.0) {
+                bail!("--quota-quarter-share must be in (0, 1]");
+            }
+            let smtp = args
+                .smtp_url
+                .as_deref()
+                .map(|u| SmtpConfig::parse(u, &args.smtp_from))
+                .transpose()
+                .map_err(|e| anyhow!("--smtp-url: {e}"))?;
+            let options = matching::load_options(args.match_options.as_deref())?;
+            let mut state = AppState::open(&data_dir)
+                .context("cannot start the server")?
+                .with_matcher(Matcher::new(options, args.match_queue))
+                .with_rate_limits(RateLimits {
+                    per_token_per_minute: args.rate_limit_per_token,
+                    per_partner_per_minute: args.rate_limit_per_partner,
+                    matching_per_second: args.rate_limit_matching,
+                    enabled: !args.no_rate_limits,
+                })
+                .with_quota_policy(QuotaPolicy {
+                    quarter_share: args.quota_quarter_share,
+                });
+            state.mailer_configured = smtp.is_some();
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
             let state = Arc::new(state);
             rt.block_on(async {
                 grantmatch_server::load_model_in_background(state.clone(), model);
-                grantmatch_server::serve(state, addr).await
+                grantmatch_server::serve(state, args.addr, smtp).await
             })?;
+            Ok(())
+        }
+        Command::Usage {
+            partner,
+            period,
+            quota_quarter_share,
+        } => {
+            let db = Db::open(&data_dir)?;
+            let p = db
+                .find_partner(&partner)?
+                .ok_or_else(|| anyhow!("unknown partner `{partner}`"))?;
+            let period = parse_period(Some(&period)).map_err(|e| anyhow!(e.message))?;
+            let now = chrono::Utc::now();
+            let since = period_start(period, now).ok_or_else(|| anyhow!("bad period"))?;
+            let policy = QuotaPolicy {
+                quarter_share: quota_quarter_share,
+            };
+            let quota = QuotaView::compute(&db, &p, now, &policy)?;
+            let mails: Vec<serde_json::Value> = outbox(&db, false)?
+                .into_iter()
+                .filter(|m| m.partner_id == p.id.to_string())
+                .map(|m| serde_json::json!({ "quarter": m.quarter, "kind": m.kind, "recipient": m.recipient, "subject": m.subject, "sent": m.sent }))
+                .collect();
+            let out = serde_json::json!({
+                "partner": { "id": p.id, "name": p.name, "tier": p.tier },
+                "period": period,
+                "period_start": since,
+                "stats": stats(&db, p.id, since)?,
+                "quota": quota.to_json(),
+                "warning_emails": mails,
+            });
+            println!("{}", serde_json::to_string_pretty(&out)?);
             Ok(())
         }
         Command::Partner(PartnerCmd::Create(p)) => {

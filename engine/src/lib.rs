@@ -21,6 +21,7 @@ pub mod records;
 pub mod scope;
 pub mod search;
 pub mod store;
+pub mod synthetic;
 pub mod text;
 pub mod vectors;
 

@@ -3,8 +3,10 @@
 //! 1. Candidates: visible in the partner's scope, passing the profile's AND-combined
 //!    filters (hierarchy-aware), not non-profit-only for a for-profit organisation, not
 //!    expired.
-//! 2. Semantic stage: cosine of the query vector with every candidate (rayon over
-//!    chunks); the best [`SHORTLIST`] go on.
+//! 2. Semantic stage ([`semantic_top`]): cosine of the query vector with every
+//!    candidate (rayon over blocks; int8 scan with exact f32 rescoring on large
+//!    catalogues); the best [`SHORTLIST`] by cosine plus the best [`SHORTLIST`]/2 by
+//!    BM25 go on.
 //! 3. Rule stage: keyword and target-group overlap, region specificity, eligibility,
 //!    deadline and budget fit, combined with the semantic score by [`MatchWeights`],
 //!    calibrated to 0–100 and mapped to a category. Ties break by cosine, then grant id.
@@ -235,6 +237,27 @@ fn calibrate(total: f32) -> u8 {
     (x * 100.0).round() as u8
 }
 
+/// The semantic stage: the `k` candidates — visible in `scope`, passing the profile's
+/// hard criteria on `today` — most similar to `query` (L2-normalised), with their exact
+/// cosines, best first (ties by catalogue order). See [`GrantVectors::top_k`] for the
+/// scan (parallel, compact int8 storage with exact rescoring on large catalogues).
+pub fn semantic_top(
+    cat: &Catalogue,
+    vectors: &GrantVectors,
+    scope: &ResolvedScope,
+    profile: &ResolvedProfile,
+    query: &[f32],
+    today: NaiveDate,
+    k: usize,
+) -> Vec<(Idx, f32)> {
+    let cands = Candidates {
+        cat,
+        profile,
+        today,
+    };
+    vectors.top_k(query, k, |g| scope.is_visible(g) && cands.accepts(g))
+}
+
 /// Ranks the candidates for `profile` by `query` (an L2-normalised vector) and by
 /// `lexical`, the BM25 scores of the profile text (grant → score), normalised here.
 #[allow(clippy::too_many_arguments)]
@@ -249,37 +272,25 @@ pub fn rank(
     today: NaiveDate,
     limit: usize,
 ) -> Vec<Match> {
+    // Semantic stage: the best by cosine among the candidates …
+    let mut scored = semantic_top(cat, vectors, scope, profile, query, today, SHORTLIST);
+    // … plus the best by BM25 among the candidates (exact cosines for those too).
     let cands = Candidates {
         cat,
         profile,
         today,
     };
-    // Semantic stage over all candidates, in parallel chunks.
-    let n = cat.grants.len();
-    let mut scored: Vec<(Idx, f32)> = (0..n as Idx)
-        .into_par_iter()
-        .with_min_len(2048)
-        .filter(|&g| scope.is_visible(g) && cands.accepts(g))
-        .map(|g| (g, dot(vectors.row(g as usize), query)))
+    let mut by_lexical: Vec<(Idx, f32)> = lexical.iter().map(|(&g, &l)| (g, l)).collect();
+    by_lexical.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let in_shortlist: HashSet<Idx> = scored.iter().map(|x| x.0).collect();
+    let extra: Vec<(Idx, f32)> = by_lexical
+        .into_iter()
+        .filter(|&(g, _)| scope.is_visible(g) && cands.accepts(g))
+        .take(SHORTLIST / 2)
+        .filter(|(g, _)| !in_shortlist.contains(g))
+        .map(|(g, _)| (g, dot(vectors.row(g as usize), query)))
         .collect();
-    let keep = SHORTLIST.min(scored.len());
-    if keep < scored.len() {
-        // The shortlist: the best by cosine plus the best by BM25 among the candidates.
-        let mut by_lexical: Vec<(Idx, f32)> = scored
-            .iter()
-            .filter_map(|&(g, c)| lexical.get(&g).map(|&l| (g, l, c)))
-            .map(|(g, l, _)| (g, l))
-            .collect();
-        by_lexical.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let lexical_top: HashSet<Idx> =
-            by_lexical.iter().take(SHORTLIST / 2).map(|x| x.0).collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut i = 0;
-        scored.retain(|x| {
-            i += 1;
-            i <= keep || lexical_top.contains(&x.0)
-        });
-    }
+    scored.extend(extra);
     let max_lexical = scored
         .iter()
         .filter_map(|(g, _)| lexical.get(g))

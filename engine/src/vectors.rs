@@ -8,14 +8,33 @@
 //! Files: `embeddings.json` (model id, dimension, per-grant text hashes) and
 //! `embeddings.f32` (row-major little-endian f32, one L2-normalised row per grant in
 //! catalogue order).
+//!
+//! ## Ranking scan
+//! [`GrantVectors::top_k`] finds the rows most similar to a query among those a filter
+//! keeps. Small matrices (up to [`EXACT_SCAN_MAX_ROWS`] rows, which stay in the CPU
+//! caches) are scanned in exact f32. Larger ones are scanned in a compact form built in
+//! memory when the vectors are loaded: each row minus the mean of all rows, quantised to
+//! int8 with one scale per row (a quarter of the bytes of f32; centring first keeps the
+//! precision where e5 vectors differ, since they all lie in a narrow cone). The best
+//! `2k + 64` rows by that approximate score are then rescored with the exact f32 rows,
+//! so the cosines returned are exact and the top `k` equals the exact scan's unless an
+//! int8 rounding error exceeds the gap between two neighbouring scores far down the
+//! shortlist (measured in BENCHMARKS.md). Both scans run in parallel blocks (rayon),
+//! with SIMD chosen at run time (AVX2 where the CPU has it; `pulp`, no unsafe code), and
+//! evaluate the filter only for rows whose score would enter the current top list.
 
 use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use pulp::{Arch, Simd, WithSimd};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::catalogue::Catalogue;
+use crate::catalogue::{Catalogue, Idx};
 use crate::embed::{text_hash, Embedder, TextKind};
 use crate::error::{Error, Result};
 use crate::model::Grant;
@@ -27,13 +46,55 @@ const DATA_FILE: &str = "embeddings.f32";
 const MAX_PASSAGE_CHARS: usize = 2400;
 const BATCH: usize = 32;
 
-/// One L2-normalised vector per grant, in catalogue order.
-#[derive(Debug, Clone, PartialEq)]
+/// Up to this many rows, [`GrantVectors::top_k`] scans the exact f32 matrix (a few MB
+/// that stay in the caches); above, the int8 scan plus exact rescoring is faster.
+pub const EXACT_SCAN_MAX_ROWS: usize = 16_384;
+/// Rows per parallel task of a scan.
+const BLOCK_ROWS: usize = 4096;
+/// Width of the int8 code rows (dimension rounded up; padding is zero).
+const CODE_LANES: usize = 32;
+
+/// One L2-normalised vector per grant, in catalogue order, plus the compact int8 form
+/// used to rank large catalogues (derived from the f32 rows; never stored).
+#[derive(Debug, Clone)]
 pub struct GrantVectors {
     pub model_id: String,
     pub dim: usize,
     data: Vec<f32>,
     hashes: Vec<[u8; 32]>,
+    compact: Compact,
+}
+
+impl PartialEq for GrantVectors {
+    fn eq(&self, other: &Self) -> bool {
+        // `compact` is a function of `data`.
+        self.model_id == other.model_id
+            && self.dim == other.dim
+            && self.data == other.data
+            && self.hashes == other.hashes
+    }
+}
+
+/// How [`GrantVectors::top_k_with`] scans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scan {
+    /// Exact f32 for small matrices, int8 with exact rescoring for large ones.
+    #[default]
+    Auto,
+    /// Every row in f32.
+    Exact,
+    /// int8 codes, the shortlist rescored in f32.
+    Compact,
+}
+
+/// Rows minus their mean, quantised to int8 with one scale per row.
+#[derive(Debug, Clone, Default)]
+struct Compact {
+    mean: Vec<f32>,
+    /// `stride` codes per row (the dimension rounded up to [`CODE_LANES`]).
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+    stride: usize,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -72,12 +133,55 @@ impl GrantVectors {
             }
             data.extend(normalized(r));
         }
-        Ok(GrantVectors {
-            model_id: model_id.to_string(),
+        Ok(Self::assemble(
+            model_id.to_string(),
             dim,
-            hashes: vec![[0; 32]; rows.len()],
             data,
-        })
+            vec![[0; 32]; rows.len()],
+        ))
+    }
+
+    /// Vectors from a row-major matrix (`data.len()` a multiple of `dim`), e.g. pseudo
+    /// embeddings for benchmarks: rows are normalised here, without copying the matrix.
+    pub fn from_matrix(model_id: &str, dim: usize, mut data: Vec<f32>) -> Result<Self> {
+        if dim == 0 || data.len() % dim != 0 {
+            return Err(Error::InvalidInput(format!(
+                "a matrix of {} values does not have rows of {dim} dimensions",
+                data.len()
+            )));
+        }
+        data.par_chunks_mut(dim).for_each(|row| {
+            let n = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if n > 0.0 {
+                row.iter_mut().for_each(|x| *x /= n);
+            }
+        });
+        let n = data.len() / dim;
+        Ok(Self::assemble(
+            model_id.to_string(),
+            dim,
+            data,
+            vec![[0; 32]; n],
+        ))
+    }
+
+    fn assemble(model_id: String, dim: usize, data: Vec<f32>, hashes: Vec<[u8; 32]>) -> Self {
+        let compact = Compact::build(&data, dim);
+        GrantVectors {
+            model_id,
+            dim,
+            data,
+            hashes,
+            compact,
+        }
+    }
+
+    /// Bytes held in memory: the f32 rows plus the int8 codes (for sizing).
+    pub fn memory_bytes(&self) -> usize {
+        self.data.len() * 4
+            + self.compact.codes.len()
+            + (self.compact.scales.len() + self.compact.mean.len()) * 4
+            + self.hashes.len() * 32
     }
 
     pub fn len(&self) -> usize {
@@ -131,12 +235,7 @@ impl GrantVectors {
             progress(((n + 1) * BATCH).min(total), total);
         }
         Ok((
-            GrantVectors {
-                model_id: embedder.model_id().to_string(),
-                dim,
-                data,
-                hashes,
-            },
+            Self::assemble(embedder.model_id().to_string(), dim, data, hashes),
             total,
         ))
     }
@@ -195,13 +294,355 @@ impl GrantVectors {
                 Ok(out)
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Some(GrantVectors {
-            model_id: meta.model_id,
-            dim: meta.dim,
-            data,
-            hashes,
-        }))
+        Ok(Some(Self::assemble(meta.model_id, meta.dim, data, hashes)))
     }
+
+    /// The `k` rows most similar to `query` (L2-normalised, `dim` values) among those
+    /// for which `keep(row)` is true: `(row, cosine)`, best first, ties by row. The
+    /// cosines are exact f32 dot products ([`dot`]). `keep` is called only for rows that
+    /// could enter the result, in any order and from several threads.
+    pub fn top_k<F>(&self, query: &[f32], k: usize, keep: F) -> Vec<(Idx, f32)>
+    where
+        F: Fn(Idx) -> bool + Sync,
+    {
+        self.top_k_with(Scan::Auto, query, k, keep)
+    }
+
+    /// [`GrantVectors::top_k`] with an explicit scan (benchmarks and tests compare them).
+    pub fn top_k_with<F>(&self, scan: Scan, query: &[f32], k: usize, keep: F) -> Vec<(Idx, f32)>
+    where
+        F: Fn(Idx) -> bool + Sync,
+    {
+        assert_eq!(query.len(), self.dim, "query dimension");
+        if k == 0 || self.is_empty() {
+            return Vec::new();
+        }
+        let compact = match scan {
+            Scan::Auto => self.len() > EXACT_SCAN_MAX_ROWS,
+            Scan::Exact => false,
+            Scan::Compact => true,
+        };
+        if !compact {
+            let top = scan_blocks(self.len(), k, |first, rows, top| {
+                Arch::new().dispatch(ExactScan {
+                    data: &self.data[first * self.dim..(first + rows) * self.dim],
+                    dim: self.dim,
+                    query,
+                    first,
+                    keep: &keep,
+                    top,
+                })
+            });
+            return top.into_sorted();
+        }
+        // Approximate scan of the int8 codes, then exact rescoring of a shortlist.
+        let c = &self.compact;
+        let q = quantize_query(query, c.stride);
+        let shortlist = (2 * k).max(k + 64);
+        let approx = scan_blocks(self.len(), shortlist, |first, rows, top| {
+            Arch::new().dispatch(CompactScan {
+                codes: &c.codes[first * c.stride..(first + rows) * c.stride],
+                scales: &c.scales[first..first + rows],
+                stride: c.stride,
+                query: &q,
+                first,
+                keep: &keep,
+                top,
+            })
+        });
+        let mut exact = TopK::new(k);
+        for cand in approx.heap {
+            exact.offer(Scored {
+                score: dot(self.row(cand.0.row as usize), query),
+                row: cand.0.row,
+            });
+        }
+        exact.into_sorted()
+    }
+}
+
+impl Compact {
+    fn build(data: &[f32], dim: usize) -> Self {
+        let n = if dim == 0 { 0 } else { data.len() / dim };
+        if n == 0 {
+            return Compact::default();
+        }
+        let stride = dim.div_ceil(CODE_LANES) * CODE_LANES;
+        let sum = data
+            .par_chunks(dim * BLOCK_ROWS)
+            .map(|block| {
+                let mut s = vec![0f64; dim];
+                for row in block.chunks_exact(dim) {
+                    for (a, &x) in s.iter_mut().zip(row) {
+                        *a += x as f64;
+                    }
+                }
+                s
+            })
+            .reduce(
+                || vec![0f64; dim],
+                |mut a, b| {
+                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            );
+        let mean: Vec<f32> = sum.iter().map(|s| (s / n as f64) as f32).collect();
+        let mut codes = vec![0i8; n * stride];
+        let mut scales = vec![0f32; n];
+        codes
+            .par_chunks_mut(stride)
+            .zip(scales.par_iter_mut())
+            .zip(data.par_chunks(dim))
+            .with_min_len(1024)
+            .for_each(|((code, scale), row)| {
+                let max = row
+                    .iter()
+                    .zip(&mean)
+                    .map(|(x, m)| (x - m).abs())
+                    .fold(0f32, f32::max);
+                if max > 0.0 {
+                    *scale = max / 127.0;
+                    for ((c, x), m) in code.iter_mut().zip(row).zip(&mean) {
+                        *c = ((x - m) / *scale).round().clamp(-127.0, 127.0) as i8;
+                    }
+                }
+            });
+        Compact {
+            mean,
+            codes,
+            scales,
+            stride,
+        }
+    }
+}
+
+/// The query as i16 codes, `stride` long (zero padded). Its scale is dropped: it is the
+/// same for every row and the ranking only compares rows. 4095 keeps the products of
+/// a whole row inside an i32 for any dimension up to 4096.
+fn quantize_query(query: &[f32], stride: usize) -> Vec<i16> {
+    const Q_MAX: f32 = 4095.0;
+    let max = query.iter().fold(0f32, |m, x| m.max(x.abs()));
+    let mut q = vec![0i16; stride];
+    if max > 0.0 {
+        for (c, x) in q.iter_mut().zip(query) {
+            *c = (x / max * Q_MAX).round() as i16;
+        }
+    }
+    q
+}
+
+/// A scored row; `Ord` puts the *worse* one first-out of the heap (lower score, then
+/// higher row), so a max-heap of these keeps the best rows.
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    score: f32,
+    row: Idx,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Worst(Scored);
+
+impl PartialEq for Worst {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Worst {}
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Worst {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .0
+            .score
+            .total_cmp(&self.0.score)
+            .then(self.0.row.cmp(&other.0.row))
+    }
+}
+
+/// The best `k` rows seen so far.
+struct TopK {
+    k: usize,
+    heap: BinaryHeap<Worst>,
+}
+
+impl TopK {
+    fn new(k: usize) -> Self {
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k + 1),
+        }
+    }
+
+    /// Scores below this cannot enter (−∞ while not full). Equal scores may, by row.
+    #[inline(always)]
+    fn bar(&self) -> f32 {
+        if self.heap.len() < self.k {
+            f32::NEG_INFINITY
+        } else {
+            self.heap.peek().map_or(f32::NEG_INFINITY, |w| w.0.score)
+        }
+    }
+
+    /// Would `s` enter? (For the rows that pass [`TopK::bar`].)
+    #[inline]
+    fn admits(&self, s: Scored) -> bool {
+        self.heap.len() < self.k || self.heap.peek().is_some_and(|w| Worst(s) < *w)
+    }
+
+    fn offer(&mut self, s: Scored) {
+        if self.admits(s) {
+            self.heap.push(Worst(s));
+            if self.heap.len() > self.k {
+                self.heap.pop();
+            }
+        }
+    }
+
+    fn merge(mut self, other: TopK) -> TopK {
+        if self.heap.len() < other.heap.len() {
+            return other.merge(self);
+        }
+        for s in other.heap {
+            self.offer(s.0);
+        }
+        self
+    }
+
+    fn into_sorted(self) -> Vec<(Idx, f32)> {
+        // Ascending by `Worst` = best first.
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|w| (w.0.row, w.0.score))
+            .collect()
+    }
+}
+
+/// Runs `scan(first_row, rows, top)` over blocks of rows in parallel and merges the
+/// per-task top lists.
+fn scan_blocks<S>(n: usize, k: usize, scan: S) -> TopK
+where
+    S: Fn(usize, usize, &mut TopK) + Sync,
+{
+    if n <= BLOCK_ROWS {
+        let mut top = TopK::new(k);
+        scan(0, n, &mut top);
+        return top;
+    }
+    (0..n.div_ceil(BLOCK_ROWS))
+        .into_par_iter()
+        .fold(
+            || TopK::new(k),
+            |mut top, b| {
+                let first = b * BLOCK_ROWS;
+                scan(first, BLOCK_ROWS.min(n - first), &mut top);
+                top
+            },
+        )
+        .reduce(|| TopK::new(k), TopK::merge)
+}
+
+/// Offers a row that passed the bar: checks the filter, then inserts.
+#[inline(never)]
+fn offer_row<F: Fn(Idx) -> bool>(top: &mut TopK, keep: &F, s: Scored) -> f32 {
+    if top.admits(s) && keep(s.row) {
+        top.offer(s);
+    }
+    top.bar()
+}
+
+struct ExactScan<'a, F> {
+    data: &'a [f32],
+    dim: usize,
+    query: &'a [f32],
+    first: usize,
+    keep: &'a F,
+    top: &'a mut TopK,
+}
+
+impl<F: Fn(Idx) -> bool> WithSimd for ExactScan<'_, F> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _simd: S) {
+        let mut bar = self.top.bar();
+        for (j, row) in self.data.chunks_exact(self.dim).enumerate() {
+            let score = dot_lanes(row, self.query);
+            if score >= bar {
+                let row = (self.first + j) as Idx;
+                bar = offer_row(self.top, self.keep, Scored { score, row });
+            }
+        }
+    }
+}
+
+struct CompactScan<'a, F> {
+    codes: &'a [i8],
+    scales: &'a [f32],
+    stride: usize,
+    query: &'a [i16],
+    first: usize,
+    keep: &'a F,
+    top: &'a mut TopK,
+}
+
+impl<F: Fn(Idx) -> bool> WithSimd for CompactScan<'_, F> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _simd: S) {
+        let mut bar = self.top.bar();
+        for (j, (code, &scale)) in self
+            .codes
+            .chunks_exact(self.stride)
+            .zip(self.scales)
+            .enumerate()
+        {
+            let score = scale * dot_codes(code, self.query) as f32;
+            if score >= bar {
+                let row = (self.first + j) as Idx;
+                bar = offer_row(self.top, self.keep, Scored { score, row });
+            }
+        }
+    }
+}
+
+/// int8 row · i16 query (both `CODE_LANES`-padded), in i32 lanes.
+#[inline(always)]
+fn dot_codes(code: &[i8], query: &[i16]) -> i32 {
+    let mut acc = [0i32; CODE_LANES];
+    for (c, q) in code
+        .chunks_exact(CODE_LANES)
+        .zip(query.chunks_exact(CODE_LANES))
+    {
+        for i in 0..CODE_LANES {
+            acc[i] += c[i] as i32 * q[i] as i32;
+        }
+    }
+    acc.iter().sum()
+}
+
+/// f32 dot product in 16 independent lanes (vectorisable; a fixed summation order, so
+/// the result is the same wherever it is computed).
+#[inline(always)]
+fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
+    const LANES: usize = 32;
+    let mut acc = [0f32; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..LANES {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
 }
 
 /// `v / |v|` (zero vectors stay zero).
@@ -217,5 +658,87 @@ pub fn normalized(v: &[f32]) -> Vec<f32> {
 /// Dot product (the cosine of normalised vectors).
 #[inline]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    dot_lanes(a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Vectors in a narrow cone, like e5's: a common direction plus noise.
+    fn cone(n: usize, dim: usize, seed: u64) -> GrantVectors {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        };
+        let common: Vec<f32> = (0..dim).map(|_| next()).collect();
+        let rows = (0..n)
+            .map(|_| {
+                let noise = normalized(&(0..dim).map(|_| next()).collect::<Vec<_>>());
+                let c = normalized(&common);
+                c.iter()
+                    .zip(&noise)
+                    .map(|(a, b)| 0.85 * a + 0.5 * b)
+                    .collect()
+            })
+            .collect();
+        GrantVectors::from_rows("test", dim, rows).unwrap()
+    }
+
+    fn brute(v: &GrantVectors, q: &[f32], k: usize, keep: impl Fn(Idx) -> bool) -> Vec<(Idx, f32)> {
+        let mut all: Vec<(Idx, f32)> = (0..v.len() as Idx)
+            .filter(|&g| keep(g))
+            .map(|g| (g, dot(v.row(g as usize), q)))
+            .collect();
+        all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        all.truncate(k);
+        all
+    }
+
+    #[test]
+    fn exact_scan_equals_brute_force_with_filters() {
+        for (n, dim) in [(10, 8), (5000, 384), (9000, 100)] {
+            let v = cone(n, dim, n as u64);
+            let q = normalized(v.row(3));
+            for k in [1, 25, 200] {
+                let keep = |g: Idx| g % 3 != 1;
+                assert_eq!(
+                    v.top_k_with(Scan::Exact, &q, k, keep),
+                    brute(&v, &q, k, keep)
+                );
+            }
+            assert!(v.top_k_with(Scan::Exact, &q, 10, |_| false).is_empty());
+        }
+    }
+
+    #[test]
+    fn compact_scan_returns_exact_cosines_and_nearly_the_exact_top() {
+        let v = cone(20_000, 384, 11);
+        let mut overlap = 0;
+        for i in 0..10 {
+            let q = normalized(v.row(i * 7));
+            let keep = |g: Idx| g % 5 != 0;
+            let fast = v.top_k_with(Scan::Compact, &q, 25, keep);
+            let exact = brute(&v, &q, 25, keep);
+            assert_eq!(fast.len(), 25);
+            for (g, c) in &fast {
+                assert!(keep(*g));
+                assert_eq!(*c, dot(v.row(*g as usize), &q), "exact cosines");
+            }
+            overlap += fast.iter().filter(|x| exact.contains(x)).count();
+        }
+        assert!(overlap >= 245, "top-25 overlap {overlap}/250");
+    }
+
+    #[test]
+    fn ties_break_by_row() {
+        let v = GrantVectors::from_rows("t", 2, vec![vec![1.0, 0.0]; 40_000]).unwrap();
+        for scan in [Scan::Exact, Scan::Compact] {
+            let top = v.top_k_with(scan, &[1.0, 0.0], 3, |g| g >= 5);
+            assert_eq!(top.iter().map(|x| x.0).collect::<Vec<_>>(), vec![5, 6, 7]);
+        }
+    }
 }

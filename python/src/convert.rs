@@ -54,15 +54,19 @@ pub fn from_py(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
         if let Ok(u) = obj.extract::<u64>() {
             return Ok(Value::from(u));
         }
-        return Err(PyTypeError::new_err(format!("{what}: integer out of range")));
+        return Err(PyTypeError::new_err(format!(
+            "{what}: integer out of range"
+        )));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return Number::from_f64(f.value())
             .map(Value::Number)
-            .ok_or_else(|| PyTypeError::new_err(format!("{what}: {} is not a finite number", f.value())));
+            .ok_or_else(|| {
+                PyTypeError::new_err(format!("{what}: {} is not a finite number", f.value()))
+            });
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(s.to_str()?.to_owned()));
+        return Ok(Value::String(s.to_cow()?.into_owned()));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::new();
@@ -70,8 +74,8 @@ pub fn from_py(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
             let key = k
                 .cast::<PyString>()
                 .map_err(|_| PyTypeError::new_err(format!("{what}: dict keys must be strings")))?
-                .to_str()?
-                .to_owned();
+                .to_cow()?
+                .into_owned();
             let value = from_py(&v, &format!("{what}.{key}"))?;
             map.insert(key, value);
         }

@@ -13,8 +13,8 @@ use crate::errors::invalid;
 /// the sum of the weights, so only their ratios matter. Every weight must be finite and
 /// at least 0, and at least one must be positive.
 ///
-/// Defaults (the server's): semantic 0.60, keyword 0.15, region 0.12, target_group 0.04,
-/// eligibility 0.05, deadline 0.02, budget 0.02.
+/// A field left out takes the engine's default, which the server uses; `MatchWeights()`
+/// holds all defaults (listed in the README and the stub).
 ///
 /// Args:
 ///     semantic: similarity of profile and programme text (multilingual embeddings).
@@ -199,7 +199,7 @@ impl PyMatchWeights {
 /// Calibration of the semantic component: raw e5 cosines sit in a narrow band, so
 /// `[cosine_low, cosine_high]` is mapped linearly onto `[0, 1]` (clamped).
 ///
-/// Defaults (the server's): cosine_low 0.78, cosine_high 0.88.
+/// A field left out takes the engine's default, which the server uses.
 ///
 /// Args:
 ///     cosine_low: cosine that maps to a semantic component of 0.
@@ -233,8 +233,7 @@ impl PyCalibration {
 }
 
 fn check_calibration(c: Calibration) -> PyResult<Calibration> {
-    if !(c.cosine_low.is_finite() && c.cosine_high.is_finite() && c.cosine_high > c.cosine_low)
-    {
+    if !(c.cosine_low.is_finite() && c.cosine_high.is_finite() && c.cosine_high > c.cosine_low) {
         return Err(invalid(format!(
             "calibration: cosine_high ({}) must be greater than cosine_low ({}), both finite",
             c.cosine_high, c.cosine_low
@@ -301,8 +300,8 @@ pub fn match_options(
                 if !v.is_object() {
                     return Err(invalid("calibration: expected a dict or a Calibration"));
                 }
-                let c: Calibration = serde_json::from_value(v)
-                    .map_err(|e| invalid(format!("calibration: {e}")))?;
+                let c: Calibration =
+                    serde_json::from_value(v).map_err(|e| invalid(format!("calibration: {e}")))?;
                 check_calibration(c)?
             }
         };
@@ -320,7 +319,10 @@ pub fn options_dict<'py>(py: Python<'py>, o: &MatchOptions) -> PyResult<Bound<'p
 fn clean_floats(v: &mut Value) {
     match v {
         Value::Number(n) if n.is_f64() => {
-            if let Some(x) = n.as_f64().and_then(|x| serde_json::Number::from_f64(f32_clean(x as f32))) {
+            if let Some(x) = n
+                .as_f64()
+                .and_then(|x| serde_json::Number::from_f64(f32_clean(x as f32)))
+            {
                 *n = x;
             }
         }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use axum::extract::FromRequestParts;
-use axum::http::{header, request::Parts};
+use axum::http::{header, request::Parts, HeaderMap};
 use grantmatch_engine::{Engine, ResolvedScope, Scope};
 use uuid::Uuid;
 
@@ -75,8 +75,8 @@ impl Caller {
 }
 
 /// Extracts the bearer token from the `Authorization` header.
-fn bearer(parts: &Parts) -> Result<&str, ApiError> {
-    let value = parts.headers.get(header::AUTHORIZATION).ok_or_else(|| {
+fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
+    let value = headers.get(header::AUTHORIZATION).ok_or_else(|| {
         ApiError::unauthorized("missing Authorization header (expected `Bearer <token>`)")
     })?;
     let value = value
@@ -93,6 +93,24 @@ fn bearer(parts: &Parts) -> Result<&str, ApiError> {
     Ok(token.trim())
 }
 
+/// Authenticates the bearer token of a request.
+pub fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    let token = bearer(headers)?;
+    let info = state
+        .db
+        .authenticate(token)?
+        .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
+    let partner = state
+        .partners
+        .get(&state.engine, &state.db, info.partner_id)?
+        .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
+    Ok(Caller {
+        token_id: info.id,
+        scopes: info.scopes,
+        partner,
+    })
+}
+
 impl FromRequestParts<Arc<AppState>> for Caller {
     type Rejection = ApiError;
 
@@ -103,20 +121,7 @@ impl FromRequestParts<Arc<AppState>> for Caller {
         if let Some(c) = parts.extensions.get::<Caller>() {
             return Ok(c.clone());
         }
-        let token = bearer(parts)?;
-        let info = state
-            .db
-            .authenticate(token)?
-            .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
-        let partner = state
-            .partners
-            .get(&state.engine, &state.db, info.partner_id)?
-            .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
-        let caller = Caller {
-            token_id: info.id,
-            scopes: info.scopes,
-            partner,
-        };
+        let caller = authenticate(state, &parts.headers)?;
         parts.extensions.insert(caller.clone());
         Ok(caller)
     }

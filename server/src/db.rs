@@ -66,6 +66,33 @@ CREATE TABLE matching_requests (
 CREATE INDEX matching_requests_partner ON matching_requests (partner_id, created_at);
 CREATE INDEX matching_requests_status ON matching_requests (status);
 "#,
+    r#"
+CREATE TABLE usage_ledger (
+    id INTEGER PRIMARY KEY,
+    partner_id TEXT,
+    token_id TEXT,
+    method TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    latency_ms REAL NOT NULL,
+    organization_id TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX usage_ledger_partner ON usage_ledger (partner_id, created_at);
+CREATE TABLE email_outbox (
+    id INTEGER PRIMARY KEY,
+    partner_id TEXT NOT NULL,
+    quarter TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    recipient TEXT,
+    subject TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    sent_at TEXT,
+    last_error TEXT,
+    UNIQUE (partner_id, quarter, kind)
+);
+"#,
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,11 +9,16 @@ pub mod auth;
 pub mod clock;
 pub mod db;
 pub mod error;
+pub mod ledger;
+pub mod mailer;
 pub mod matcher;
 pub mod matching_store;
+mod middleware;
 pub mod params;
 pub mod quota;
+pub mod ratelimit;
 mod routes;
+pub mod usage;
 pub mod views;
 
 use std::net::SocketAddr;
@@ -33,7 +38,11 @@ use crate::auth::PartnerCache;
 use crate::clock::Clock;
 use crate::db::Db;
 use crate::error::{ApiError, ServerError};
+use crate::ledger::Ledger;
+use crate::mailer::SmtpConfig;
 use crate::matcher::Matcher;
+use crate::ratelimit::{Limiters, RateLimits};
+use crate::usage::QuotaPolicy;
 use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::MatchOptions;
 
@@ -43,18 +52,41 @@ pub struct AppState {
     pub db: Arc<Db>,
     pub matcher: Matcher,
     pub clock: Clock,
+    pub ledger: Arc<Ledger>,
+    pub limiters: Limiters,
+    pub quota_policy: QuotaPolicy,
+    /// True when an SMTP sender runs; otherwise warning e-mails stay in the outbox.
+    pub mailer_configured: bool,
+    pub(crate) mail_wakeup: tokio::sync::Notify,
     pub(crate) partners: PartnerCache,
 }
 
 impl AppState {
     pub fn new(engine: Arc<Engine>, db: Arc<Db>) -> Self {
         AppState {
+            ledger: Arc::new(Ledger::new(db.clone())),
             engine,
             db,
             matcher: Matcher::new(MatchOptions::default(), matcher::DEFAULT_QUEUE_CAPACITY),
             clock: Clock::default(),
+            limiters: Limiters::new(RateLimits::default()),
+            quota_policy: QuotaPolicy::default(),
+            mailer_configured: false,
+            mail_wakeup: tokio::sync::Notify::new(),
             partners: PartnerCache::default(),
         }
+    }
+
+    /// Replaces the rate limits.
+    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
+        self.limiters = Limiters::new(limits);
+        self
+    }
+
+    /// Replaces the quota policy.
+    pub fn with_quota_policy(mut self, policy: QuotaPolicy) -> Self {
+        self.quota_policy = policy;
+        self
     }
 
     /// Replaces the matching service (options, queue capacity).
@@ -92,7 +124,7 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> axum::response:
 
 /// The API router.
 pub fn app(state: Arc<AppState>) -> Router {
-    use routes::{grants, matching, providers, reference};
+    use routes::{grants, matching, providers, reference, usage};
     let api = Router::new()
         .route("/grants", get(grants::list))
         .route("/grants/{id}", get(grants::detail))
@@ -109,13 +141,20 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/matching", post(matching::create))
         .route("/matching/{id}", get(matching::status))
         .route("/matching/{id}/results", get(matching::results))
+        .route("/usage/stats", get(usage::get_stats))
+        .route("/usage/quota", get(usage::get_quota))
         .method_not_allowed_fallback(|| async {
             ApiError::new(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "method_not_allowed",
                 "this method is not allowed on this endpoint",
             )
-        });
+        })
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::track,
+        ));
     Router::new()
         .route("/health", get(health))
         .nest("/api/v1", api)
@@ -148,8 +187,13 @@ pub fn load_model_in_background(state: Arc<AppState>, model: ModelConfig) {
     });
 }
 
-/// Runs the API on `addr` until SIGINT/SIGTERM, then drains in-flight requests.
-pub async fn serve(state: Arc<AppState>, addr: SocketAddr) -> Result<(), ServerError> {
+/// Runs the API on `addr` until SIGINT/SIGTERM, then drains in-flight requests and
+/// flushes the usage ledger. With `smtp`, quota warnings are e-mailed from the outbox.
+pub async fn serve(
+    state: Arc<AppState>,
+    addr: SocketAddr,
+    smtp: Option<SmtpConfig>,
+) -> Result<(), ServerError> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| ServerError::Io(format!("cannot listen on {addr}: {e}")))?;
@@ -157,10 +201,22 @@ pub async fn serve(state: Arc<AppState>, addr: SocketAddr) -> Result<(), ServerE
         .local_addr()
         .map_err(|e| ServerError::Io(e.to_string()))?;
     tracing::info!(%local, grants = state.engine.catalogue.grants.len(), "grantmatch listening");
-    axum::serve(listener, app(state))
+    state.ledger.spawn_flusher();
+    match smtp {
+        Some(cfg) => mailer::spawn(state.clone(), cfg),
+        None => tracing::info!("SMTP is not configured: quota warning e-mails stay in the outbox"),
+    }
+    let served = axum::serve(listener, app(state.clone()))
         .with_graceful_shutdown(shutdown_signal())
         .await
-        .map_err(|e| ServerError::Io(e.to_string()))?;
+        .map_err(|e| ServerError::Io(e.to_string()));
+    let flushed = state.ledger.flush();
+    match &flushed {
+        Ok(n) => tracing::info!(rows = n, "usage ledger flushed"),
+        Err(e) => tracing::error!(error = %e, "cannot flush the usage ledger"),
+    }
+    served?;
+    flushed?;
     tracing::info!("grantmatch stopped");
     Ok(())
 }

@@ -1,11 +1,7 @@
-//! Fair-use quotas: yearly allowances per tier, counted per calendar quarter.
-//!
-//! Decision (the spec leaves it open): each quarter gets a quarter of the yearly
-//! matching allowance and counters reset at the start of every quarter; the limit of
-//! active organisations applies per quarter as it is. Quotas never block requests.
+//! Calendar quarters, tier allowances and percentages (the quota policy itself is
+//! [`crate::usage::QuotaPolicy`]). Quotas never block requests.
 
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
-use serde_json::{json, Value};
 
 /// Yearly allowances of a tier: (active organisations, matching requests per year).
 pub fn tier_allowance(tier: &str) -> (i64, i64) {
@@ -26,26 +22,11 @@ pub fn quarter_of(t: DateTime<Utc>) -> (String, DateTime<Utc>) {
     (format!("{}-Q{q}", t.year()), start)
 }
 
-/// Matching requests allowed per quarter for a tier.
-pub fn quarterly_matching_limit(tier: &str) -> i64 {
-    tier_allowance(tier).1 / 4
-}
-
 pub fn percentage(current: i64, limit: i64) -> f64 {
     if limit <= 0 {
         return 0.0;
     }
     (current as f64 * 10_000.0 / limit as f64).round() / 100.0
-}
-
-/// The quota block of the synchronous matching response.
-pub fn matching_quota_block(used: i64, tier: &str) -> Value {
-    let limit = quarterly_matching_limit(tier);
-    json!({
-        "matching_requests_used": used,
-        "matching_requests_limit": limit,
-        "usage_percentage": percentage(used, limit),
-    })
 }
 
 #[cfg(test)]
@@ -65,9 +46,7 @@ mod tests {
     }
 
     #[test]
-    fn limits_and_percentages() {
-        assert_eq!(quarterly_matching_limit("starter"), 2_500);
-        assert_eq!(quarterly_matching_limit("enterprise"), 25_000);
+    fn percentages() {
         assert_eq!(percentage(1, 3), 33.33);
         assert_eq!(percentage(0, 0), 0.0);
     }

@@ -23,7 +23,7 @@ use crate::error::ApiError;
 use crate::matcher::{complete_pending, compute};
 use crate::matching_store::{MatchingRecord, COMPLETED, PENDING};
 use crate::params::clip;
-use crate::quota;
+use crate::usage::{self, QuotaView};
 use crate::AppState;
 
 fn wants_async(headers: &HeaderMap) -> bool {
@@ -93,9 +93,10 @@ pub async fn create(
 
     if wants_async(&headers) {
         state.db.insert_matching(&record)?;
+        record_quota(&state, partner)?;
         tokio::spawn(complete_pending(state.clone(), id, Some(permit)));
         let base = format!("/api/v1/matching/{id}");
-        return Ok((
+        let mut resp = (
             StatusCode::ACCEPTED,
             [(header::LOCATION, base.clone())],
             Json(json!({
@@ -106,7 +107,10 @@ pub async fn create(
                 "message": "The matching is being processed. Poll status_url until status is completed, then read results_url.",
             })),
         )
-            .into_response());
+            .into_response();
+        resp.extensions_mut()
+            .insert(OrganizationId(record.organization_id));
+        return Ok(resp);
     }
 
     let results = compute(&state, embedder, caller.partner.scope.clone(), input).await?;
@@ -117,17 +121,38 @@ pub async fn create(
     record.results_count = Some(count as i64);
     record.completed_at = Some(state.clock.now());
     state.db.insert_matching(&record)?;
-    let (_, quarter_start) = quota::quarter_of(state.clock.now());
-    let (used, _) = state.db.matching_usage(partner.id, quarter_start)?;
-    Ok(Json(json!({
+    let quota = record_quota(&state, partner)?;
+    let mut resp = Json(json!({
         "matching_request_id": id,
         "organization_id": record.organization_id,
         "status": COMPLETED,
         "results_count": count,
         "results": results,
-        "quota": quota::matching_quota_block(used, &partner.tier),
+        "quota": quota.matching_block(),
     }))
-    .into_response())
+    .into_response();
+    resp.extensions_mut()
+        .insert(OrganizationId(record.organization_id));
+    Ok(resp)
+}
+
+/// The organisation of an accepted matching request, for the usage ledger.
+#[derive(Debug, Clone)]
+pub struct OrganizationId(pub String);
+
+/// The partner's quota after an accepted matching request; queues the 90 % warning
+/// e-mail when a limit is reached (once per quarter and limit).
+fn record_quota(state: &AppState, partner: &crate::db::Partner) -> Result<QuotaView, ApiError> {
+    let now = state.clock.now();
+    let quota = QuotaView::compute(&state.db, partner, now, &state.quota_policy)?;
+    if usage::queue_quota_warnings(&state.db, partner, &quota, now)? > 0 {
+        if state.mailer_configured {
+            state.mail_wakeup.notify_one();
+        } else {
+            tracing::warn!(partner = %partner.name, quarter = %quota.quarter, "quota warning e-mail queued in the outbox; SMTP is not configured, so it stays there");
+        }
+    }
+    Ok(quota)
 }
 
 fn load(state: &AppState, caller: &Caller, id: &str) -> Result<MatchingRecord, ApiError> {

@@ -4,6 +4,7 @@ pub mod grants;
 pub mod matching;
 pub mod providers;
 pub mod reference;
+pub mod usage;
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;

@@ -228,7 +228,16 @@ fn build(dir: &Path, area_slug: &'static str) -> Fx {
     let records = CatalogueRecords::read_dir(dir).expect("fixture catalogue is valid");
     let engine = Engine::from_records(records).expect("engine builds");
     let db = Arc::new(Db::in_memory().expect("in-memory db"));
-    let state = Arc::new(AppState::new(Arc::new(engine), db.clone()));
+    // The read-API tests send far more than 100 requests per token; rate limits have
+    // their own tests (api/usage.rs).
+    let state = Arc::new(
+        AppState::new(Arc::new(engine), db.clone()).with_rate_limits(
+            grantmatch_server::ratelimit::RateLimits {
+                enabled: false,
+                ..Default::default()
+            },
+        ),
+    );
     let uuid = |s: String| Uuid::parse_str(&s).unwrap();
     let partner = |name: &str, regions: Vec<Uuid>, areas: Vec<Uuid>| {
         db.create_partner(&NewPartner {
@@ -489,4 +498,34 @@ pub fn fold(s: &str) -> String {
 /// A per-call map from slug to record, for quick lookups of responses.
 pub fn by_id(items: &[Value]) -> HashMap<String, &Value> {
     items.iter().map(|v| (id(v), v)).collect()
+}
+
+/// Sends a request with extra headers and a body through `app(state)` (no socket).
+pub async fn send_with(
+    state: &Arc<AppState>,
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> Resp {
+    let mut req = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req.body(Body::from(body)).expect("request");
+    let resp = grantmatch_server::app(state.clone())
+        .oneshot(req)
+        .await
+        .expect("router is infallible");
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+    let text = String::from_utf8_lossy(&bytes).to_string();
+    let json = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Resp {
+        status,
+        headers,
+        text,
+        json,
+    }
 }

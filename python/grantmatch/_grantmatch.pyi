@@ -1,0 +1,251 @@
+"""Type stubs of the native module ``grantmatch._grantmatch`` (re-exported by ``grantmatch``)."""
+
+import datetime
+import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+DIM: int
+"""Dimension of the embeddings (384, multilingual-e5-small)."""
+MAX_RESULTS: int
+"""Most matches one matching returns (25)."""
+
+StrPath = Union[str, "os.PathLike[str]"]
+DateLike = Union[datetime.date, str]
+WeightsLike = Union["MatchWeights", Mapping[str, float]]
+CalibrationLike = Union["Calibration", Mapping[str, float]]
+Json = Dict[str, Any]
+
+class GrantmatchError(Exception):
+    """Base class of every error raised by grantmatch; the message is the engine's."""
+
+class InvalidInputError(GrantmatchError):
+    """Invalid input: a profile field, weight, option, filter value, or catalogue record
+    that does not validate. The message names the field or value."""
+
+class UnknownIdError(GrantmatchError):
+    """No record has this UUID, slug or name (grant, provider, region, grant area, ...)."""
+
+class ModelError(GrantmatchError):
+    """The embedding model is missing, cannot be loaded, does not fit the catalogue's
+    embeddings, or the catalogue was imported without embeddings."""
+
+class CatalogueError(GrantmatchError):
+    """The data directory has no imported catalogue, or it cannot be read (I/O error,
+    corrupt snapshot, search index failure)."""
+
+class MatchWeights:
+    """Weights of the score components of a match (relative: only ratios matter).
+
+    Defaults (the engine's, used by the server): semantic=0.45, keyword=0.35,
+    region=0.12, target_group=0.04, eligibility=0.05, deadline=0.02, budget=0.02.
+    Every weight must be finite and >= 0, and at least one positive.
+    """
+
+    semantic: float
+    """Similarity of profile and programme text (multilingual embeddings)."""
+    keyword: float
+    """Lexical fit: BM25 of the profile text, averaged with the share of keywords found."""
+    region: float
+    """Region specificity: a programme of the organisation's own Land beats a national one."""
+    target_group: float
+    """Overlap of target groups."""
+    eligibility: float
+    """Eligible entity and non-profit fit."""
+    deadline: float
+    """An open deadline."""
+    budget: float
+    """Project budget within the programme's maximum amount."""
+
+    def __init__(
+        self,
+        *,
+        semantic: Optional[float] = None,
+        keyword: Optional[float] = None,
+        region: Optional[float] = None,
+        target_group: Optional[float] = None,
+        eligibility: Optional[float] = None,
+        deadline: Optional[float] = None,
+        budget: Optional[float] = None,
+    ) -> None:
+        """Weights; a field left out (None) takes its default."""
+    def to_dict(self) -> Dict[str, float]:
+        """The weights as a dict (field name -> weight)."""
+    @staticmethod
+    def from_dict(d: Mapping[str, float]) -> "MatchWeights":
+        """Weights from a dict; missing fields take their default, unknown fields raise
+        InvalidInputError."""
+    def replace(self, **changes: float) -> "MatchWeights":
+        """A copy with some fields replaced: ``w.replace(keyword=0.3)``."""
+    def __eq__(self, other: object) -> bool: ...
+
+class Calibration:
+    """Calibration of the semantic component: cosines in [cosine_low, cosine_high] map
+    linearly onto [0, 1] (clamped).
+
+    Defaults (the engine's, used by the server): cosine_low=0.78, cosine_high=0.88.
+    """
+
+    cosine_low: float
+    """Cosine mapped to 0."""
+    cosine_high: float
+    """Cosine mapped to 1 (must exceed cosine_low)."""
+
+    def __init__(
+        self, *, cosine_low: Optional[float] = None, cosine_high: Optional[float] = None
+    ) -> None:
+        """A calibration; a field left out (None) takes its default."""
+    def to_dict(self) -> Dict[str, float]:
+        """The calibration as a dict."""
+    def __eq__(self, other: object) -> bool: ...
+
+class Engine:
+    """An imported grant catalogue and the embedding model, ready to list, embed and match.
+
+    Create one with :meth:`Engine.open`. Immutable and safe to share between threads;
+    heavy calls release the GIL.
+    """
+
+    @staticmethod
+    def open(
+        data_dir: Optional[StrPath] = None,
+        model_dir: Optional[StrPath] = None,
+        *,
+        model_variant: Optional[str] = None,
+        threads: Optional[int] = None,
+        load_model: bool = True,
+    ) -> "Engine":
+        """Opens the catalogue imported into ``data_dir`` and loads the model.
+
+        Defaults: ``data_dir`` = $GRANTMATCH_DATA_DIR or ``./data``; ``model_dir`` =
+        $GRANTMATCH_MODEL_DIR or ``~/.cache/grantmatch/model``; ``model_variant`` =
+        $GRANTMATCH_MODEL_VARIANT or ``"fp32"`` (``"int8"`` is about twice as fast).
+        ``load_model=False`` opens the catalogue alone.
+
+        Raises CatalogueError (no catalogue) or ModelError (model missing).
+        """
+    @property
+    def data_dir(self) -> str:
+        """The data directory this engine was opened from."""
+    @property
+    def snapshot_dir(self) -> Optional[str]:
+        """The snapshot directory of the loaded catalogue."""
+    @property
+    def model_dir(self) -> str:
+        """The model directory."""
+    @property
+    def model_id(self) -> Optional[str]:
+        """Id of the loaded model (e.g. ``"multilingual-e5-small/fp32"``), None without one."""
+    @property
+    def embeddings_model_id(self) -> Optional[str]:
+        """Id of the model the catalogue was embedded with, None without embeddings."""
+    def __len__(self) -> int:
+        """Number of grants in the catalogue."""
+    def grants(
+        self,
+        q: Optional[str] = None,
+        *,
+        region_ids: Union[str, Sequence[str], None] = None,
+        grant_area_ids: Union[str, Sequence[str], None] = None,
+        grant_provider_id: Optional[str] = None,
+        grant_type: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> List[Json]:
+        """Grants as dicts with the fields of ``GET /api/v1/grants`` items.
+
+        Filters combine with AND, values of one filter with OR. Regions and areas are
+        given as UUID, slug, code or name; the provider as UUID or slug. Without ``q``
+        ordered by title, with ``q`` by relevance.
+
+        Raises UnknownIdError (unknown region/area/provider), InvalidInputError (grant type).
+        """
+    def grant(self, id_or_slug: str) -> Json:
+        """One grant with every field of ``GET /api/v1/grants/{id}``; UnknownIdError if none."""
+    def providers(
+        self, q: Optional[str] = None, *, provider_type: Optional[str] = None
+    ) -> List[Json]:
+        """Grant providers (fields of ``GET /api/v1/grant_providers``) ordered by name."""
+    def provider(self, id_or_slug: str) -> Json:
+        """One grant provider; UnknownIdError if none."""
+    def regions(self) -> List[Json]:
+        """All regions, flat (``GET /api/v1/regions?flat=true``)."""
+    def grant_areas(self) -> List[Json]:
+        """All grant areas, flat (``GET /api/v1/grant_areas?flat=true&include_parent=true``)."""
+    def eligible_entities(self) -> List[Json]:
+        """All eligible entities (``GET /api/v1/eligible_entities``)."""
+    def target_groups(self) -> List[Json]:
+        """All target groups (``GET /api/v1/target_groups``)."""
+    def embed(
+        self, texts: Union[str, Sequence[str]], kind: str = "query"
+    ) -> npt.NDArray[np.float32]:
+        """Embeds texts: float32 array (len(texts), 384), L2-normalised rows.
+
+        ``kind`` is ``"query"`` (profiles, searches) or ``"passage"`` (documents).
+        """
+    def grant_embeddings(self) -> Tuple[npt.NDArray[np.float32], List[str]]:
+        """The catalogue's embeddings (len(engine), 384) and the grant UUIDs in row order.
+
+        Raises ModelError when the catalogue was imported without embeddings.
+        """
+    def match(
+        self,
+        profile: Union[Mapping[str, Any], str],
+        project: Union[Mapping[str, Any], str, None] = None,
+        *,
+        locale: Optional[str] = None,
+        limit: int = 25,
+        weights: Optional[WeightsLike] = None,
+        calibration: Optional[CalibrationLike] = None,
+        explain: bool = False,
+        today: Optional[DateLike] = None,
+    ) -> List[Json]:
+        """Ranks grants for a profile: the results of ``POST /api/v1/matching``.
+
+        ``profile`` is an ``organization_profile`` dict, a whole request body, or a
+        description string. Each match: ``rank``, ``grant_id``, ``slug``, ``title``,
+        ``relevance_score`` (0-100), ``match_category``, ``match_reason``; with
+        ``explain=True`` also ``components`` (cosine, semantic, keyword, region,
+        target_group, eligibility, deadline, budget) and ``matched_keywords``.
+
+        Raises InvalidInputError (the message names the field) or ModelError.
+        """
+
+def evaluate(
+    engine: Engine,
+    profiles: Union[Sequence[Mapping[str, Any]], Mapping[str, Mapping[str, Any]]],
+    qrels: Mapping[str, Mapping[str, int]],
+    *,
+    k: int = 10,
+    weights: Optional[WeightsLike] = None,
+    calibration: Optional[CalibrationLike] = None,
+    today: Optional[DateLike] = None,
+) -> Dict[str, Any]:
+    """nDCG@k and Recall@25 of the matching on labelled profiles.
+
+    Returns ``{f"ndcg@{k}", "recall@25", "k", "profiles", "model", "options",
+    "per_profile"}``; each per-profile row has ``profile``, ``f"ndcg@{k}"``,
+    ``recall@25``, ``judged``, ``relevant`` and ``ranked`` (slugs).
+    """
+
+def import_catalogue(
+    source_dir: StrPath,
+    data_dir: Optional[StrPath] = None,
+    model_dir: Optional[StrPath] = None,
+    *,
+    model_variant: Optional[str] = None,
+    embeddings: bool = True,
+    threads: Optional[int] = None,
+) -> Dict[str, Any]:
+    """Validates, embeds and installs a catalogue directory (``grantmatch import``).
+
+    Returns the snapshot path, record counts and ``embedded``/``reused`` vector counts.
+    """
+
+def default_data_dir() -> str:
+    """$GRANTMATCH_DATA_DIR, else ``./data``."""
+
+def default_model_dir() -> str:
+    """$GRANTMATCH_MODEL_DIR, else ``~/.cache/grantmatch/model``."""

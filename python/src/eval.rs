@@ -1,0 +1,258 @@
+//! `grantmatch.evaluate`: nDCG@k and Recall@25 of the matching on labelled profiles,
+//! computed like `grantmatch eval` (gains 2^grade − 1; relevant = grade ≥ 1).
+
+use std::collections::HashMap;
+
+use grantmatch_engine::MatchInput;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::{json, Value};
+
+use crate::convert::to_py;
+use crate::engine::{match_input, parse_today, PyEngine};
+use crate::errors::{self, invalid};
+use crate::options::{match_options, options_dict};
+
+/// Depth of the recall measure (the number of matches a request returns).
+const RECALL_AT: usize = 25;
+
+/// nDCG@k with gains 2^grade − 1 (as `grantmatch eval`).
+pub fn ndcg(ranked: &[String], judged: &HashMap<String, u32>, k: usize) -> f64 {
+    let gain = |g: u32| 2f64.powi(g as i32) - 1.0;
+    let dcg: f64 = ranked
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, s)| gain(*judged.get(s).unwrap_or(&0)) / ((i + 2) as f64).log2())
+        .sum();
+    let mut ideal: Vec<u32> = judged.values().copied().collect();
+    ideal.sort_unstable_by(|a, b| b.cmp(a));
+    let idcg: f64 = ideal
+        .iter()
+        .take(k)
+        .enumerate()
+        .map(|(i, g)| gain(*g) / ((i + 2) as f64).log2())
+        .sum();
+    if idcg == 0.0 {
+        0.0
+    } else {
+        dcg / idcg
+    }
+}
+
+/// Share of the judged-relevant grants (grade ≥ 1) among the first `k`.
+pub fn recall(ranked: &[String], judged: &HashMap<String, u32>, k: usize) -> f64 {
+    let relevant = judged.values().filter(|g| **g >= 1).count();
+    if relevant == 0 {
+        return 0.0;
+    }
+    let hits = ranked
+        .iter()
+        .take(k)
+        .filter(|s| judged.get(*s).is_some_and(|g| *g >= 1))
+        .count();
+    hits as f64 / relevant as f64
+}
+
+/// `[{"id": ..., "request": ...}, ...]` or `{id: request}` as (id, input) pairs.
+fn parse_profiles(profiles: &Bound<'_, PyAny>) -> PyResult<Vec<(String, MatchInput)>> {
+    let mut out = Vec::new();
+    let with_context = |id: &str, e: PyErr, py: Python<'_>| -> PyErr {
+        let new = PyErr::from_type(e.get_type(py), format!("profile `{id}`: {}", e.value(py)));
+        new.set_cause(py, Some(e));
+        new
+    };
+    let py = profiles.py();
+    if let Ok(d) = profiles.cast::<PyDict>() {
+        for (k, v) in d.iter() {
+            let id: String = k.extract().map_err(|_| {
+                PyTypeError::new_err("profiles: dict keys must be profile ids (str)")
+            })?;
+            let input = match_input(&v, None, None).map_err(|e| with_context(&id, e, py))?;
+            out.push((id, input));
+        }
+        return Ok(out);
+    }
+    let items = profiles.try_iter().map_err(|_| {
+        PyTypeError::new_err(
+            "profiles: expected a list of {\"id\", \"request\"} dicts or a dict id → request",
+        )
+    })?;
+    for (i, item) in items.enumerate() {
+        let item = item?;
+        let d = item.cast::<PyDict>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "profiles[{i}]: expected a dict with `id` and `request`"
+            ))
+        })?;
+        let id: String = d
+            .get_item("id")?
+            .ok_or_else(|| invalid(format!("profiles[{i}]: `id` is missing")))?
+            .extract()
+            .map_err(|_| invalid(format!("profiles[{i}].id: expected a str")))?;
+        let request = d
+            .get_item("request")?
+            .ok_or_else(|| invalid(format!("profiles[{i}] (`{id}`): `request` is missing")))?;
+        let input = match_input(&request, None, None).map_err(|e| with_context(&id, e, py))?;
+        out.push((id, input));
+    }
+    Ok(out)
+}
+
+/// `{profile_id: {grant slug or UUID: grade}}`; UUIDs become slugs.
+fn parse_qrels(
+    engine: &PyEngine,
+    qrels: &Bound<'_, PyAny>,
+) -> PyResult<HashMap<String, HashMap<String, u32>>> {
+    let d = qrels.cast::<PyDict>().map_err(|_| {
+        PyTypeError::new_err("qrels: expected a dict {profile_id: {grant_slug: grade}}")
+    })?;
+    let cat = &engine.engine.catalogue;
+    let mut out = HashMap::new();
+    for (k, v) in d.iter() {
+        let id: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err("qrels: keys must be profile ids (str)"))?;
+        let judged = v.cast::<PyDict>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "qrels[{id:?}]: expected a dict {{grant_slug: grade}}"
+            ))
+        })?;
+        let mut grades = HashMap::new();
+        for (g, grade) in judged.iter() {
+            let g: String = g
+                .extract()
+                .map_err(|_| PyTypeError::new_err(format!("qrels[{id:?}]: keys must be str")))?;
+            let grade: u32 = grade.extract().map_err(|_| {
+                invalid(format!(
+                    "qrels[{id:?}][{g:?}]: the grade must be an integer ≥ 0"
+                ))
+            })?;
+            let slug = match uuid::Uuid::parse_str(&g) {
+                Ok(u) => cat
+                    .grant_idx(&u)
+                    .map(|i| cat.grants[i as usize].slug.clone())
+                    .unwrap_or(g),
+                Err(_) => g,
+            };
+            grades.insert(slug, grade);
+        }
+        out.insert(id, grades);
+    }
+    Ok(out)
+}
+
+/// Evaluates the matching on labelled profiles: runs every profile through
+/// `engine.match` (with `weights`/`calibration`) and scores the ranking against the
+/// graded judgements.
+///
+/// Args:
+///     engine: an `Engine` with the model loaded.
+///     profiles: a list of `{"id": str, "request": dict}` (the format of
+///         `fixtures/eval/profiles.json`; `request` is a `POST /matching` body or an
+///         organisation profile), or a dict `{id: request}`.
+///     qrels: `{profile_id: {grant_slug_or_uuid: grade}}` with grades 0–3 (as
+///         `fixtures/eval/qrels.tsv`); a profile without judgements scores 0.
+///     k: depth of nDCG.
+///     weights: `MatchWeights` or a dict (default: the server's weights).
+///     calibration: `Calibration` or a dict (default: the server's).
+///     today: the day deadlines are checked against (default today, UTC).
+///
+/// Returns:
+///     A dict: `f"ndcg@{k}"` and `"recall@25"` (means over the profiles), `"k"`,
+///     `"profiles"` (count), `"model"`, `"options"` (weights and calibration used) and
+///     `"per_profile"`: a list of dicts `profile`, `f"ndcg@{k}"`, `"recall@25"`,
+///     `judged`, `relevant` and `ranked` (the slugs returned, best first).
+///
+/// Raises:
+///     InvalidInputError: a malformed profile (the message names it) or option.
+///     ModelError: no model loaded.
+#[pyfunction]
+#[pyo3(signature = (engine, profiles, qrels, *, k=10, weights=None, calibration=None, today=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn evaluate<'py>(
+    py: Python<'py>,
+    engine: &Bound<'py, PyEngine>,
+    profiles: &Bound<'py, PyAny>,
+    qrels: &Bound<'py, PyAny>,
+    k: usize,
+    weights: Option<&Bound<'py, PyAny>>,
+    calibration: Option<&Bound<'py, PyAny>>,
+    today: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if k == 0 {
+        return Err(invalid("k: must be at least 1"));
+    }
+    let engine = engine.get();
+    let embedder = engine.embedder()?;
+    let profiles = parse_profiles(profiles)?;
+    let qrels = parse_qrels(engine, qrels)?;
+    let options = match_options(weights, calibration)?;
+    let today = parse_today(today)?;
+    let cat = &engine.engine.catalogue;
+    let empty = HashMap::new();
+    let ndcg_key = format!("ndcg@{k}");
+    let recall_key = format!("recall@{RECALL_AT}");
+    let mut rows = Vec::new();
+    let (mut sum_n, mut sum_r) = (0.0, 0.0);
+    for (id, input) in &profiles {
+        let matches = engine
+            .run_match(py, embedder, input, &options, today)
+            .map_err(|e| {
+                let err = errors::to_py(e);
+                PyErr::from_type(
+                    err.get_type(py),
+                    format!("profile `{id}`: {}", err.value(py)),
+                )
+            })?;
+        let ranked: Vec<String> = matches
+            .iter()
+            .map(|m| cat.grants[m.grant as usize].slug.clone())
+            .collect();
+        let judged = qrels.get(id).unwrap_or(&empty);
+        let (n, r) = (ndcg(&ranked, judged, k), recall(&ranked, judged, RECALL_AT));
+        sum_n += n;
+        sum_r += r;
+        let mut row = serde_json::Map::new();
+        row.insert("profile".into(), json!(id));
+        row.insert(ndcg_key.clone(), json!(n));
+        row.insert(recall_key.clone(), json!(r));
+        row.insert("judged".into(), json!(judged.len()));
+        row.insert(
+            "relevant".into(),
+            json!(judged.values().filter(|g| **g >= 1).count()),
+        );
+        row.insert("ranked".into(), json!(ranked));
+        rows.push(Value::Object(row));
+    }
+    let count = profiles.len().max(1) as f64;
+    let out = PyDict::new(py);
+    out.set_item(&ndcg_key, sum_n / count)?;
+    out.set_item(&recall_key, sum_r / count)?;
+    out.set_item("k", k)?;
+    out.set_item("profiles", profiles.len())?;
+    out.set_item("model", embedder.model_id())?;
+    out.set_item("options", options_dict(py, &options)?)?;
+    let list = PyList::empty(py);
+    for r in &rows {
+        list.append(to_py(py, r)?)?;
+    }
+    out.set_item("per_profile", list)?;
+    Ok(out.into_any())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ndcg_and_recall() {
+        let judged: HashMap<String, u32> = [("a".to_string(), 3), ("b".to_string(), 1)].into();
+        assert!((ndcg(&["a".into(), "b".into()], &judged, 10) - 1.0).abs() < 1e-9);
+        assert!(ndcg(&["b".into(), "a".into()], &judged, 10) < 1.0);
+        assert_eq!(ndcg(&["x".into()], &judged, 10), 0.0);
+        assert_eq!(recall(&["a".into(), "x".into()], &judged, 25), 0.5);
+        assert_eq!(recall(&["a".into()], &HashMap::new(), 25), 0.0);
+    }
+}

@@ -1,0 +1,110 @@
+"""grantmatch.evaluate and grantmatch.load_eval_set."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import grantmatch
+from conftest import EVAL_DIR
+
+
+def ndcg(ranked, judged, k):
+    dcg = sum((2 ** judged.get(s, 0) - 1) / math.log2(i + 2) for i, s in enumerate(ranked[:k]))
+    ideal = sorted(judged.values(), reverse=True)[:k]
+    idcg = sum((2 ** g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall(ranked, judged, k):
+    relevant = [s for s, g in judged.items() if g >= 1]
+    return sum(1 for s in ranked[:k] if judged.get(s, 0) >= 1) / len(relevant) if relevant else 0.0
+
+
+def test_load_eval_set(eval_set):
+    profiles, qrels = eval_set
+    assert len(profiles) == 19
+    assert all(set(p) >= {"id", "request"} for p in profiles)
+    assert set(qrels) == {p["id"] for p in profiles}
+    assert sum(len(v) for v in qrels.values()) == 376
+    assert all(g in (1, 2, 3) for v in qrels.values() for g in v.values())
+
+
+def test_load_eval_set_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        grantmatch.load_eval_set(tmp_path)
+    (tmp_path / "profiles.json").write_text('[{"id": "p1", "request": {}}]')
+    (tmp_path / "qrels.tsv").write_text("profile_id\tgrant_slug\tgrade\np1\tsome-grant\n")
+    with pytest.raises(grantmatch.InvalidInputError, match=r"qrels.tsv:2: expected 3"):
+        grantmatch.load_eval_set(tmp_path)
+    (tmp_path / "qrels.tsv").write_text("profile_id\tgrant_slug\tgrade\np1\tsome-grant\tgood\n")
+    with pytest.raises(grantmatch.InvalidInputError, match="not an integer"):
+        grantmatch.load_eval_set(tmp_path)
+    (tmp_path / "profiles.json").write_text('{"p1": {}}')
+    with pytest.raises(grantmatch.InvalidInputError, match="profiles.json"):
+        grantmatch.load_eval_set(tmp_path)
+
+
+def test_evaluate(engine, eval_set):
+    profiles, qrels = eval_set
+    res = grantmatch.evaluate(engine, profiles, qrels)
+    assert set(res) == {"ndcg@10", "recall@25", "k", "profiles", "model", "options", "per_profile"}
+    assert res["k"] == 10 and res["profiles"] == 19
+    assert res["model"] == "multilingual-e5-small/fp32"
+    assert res["options"]["weights"] == grantmatch.MatchWeights().to_dict()
+    assert res["options"]["calibration"] == grantmatch.Calibration().to_dict()
+    rows = res["per_profile"]
+    assert [r["profile"] for r in rows] == [p["id"] for p in profiles]
+    for r, p in zip(rows, profiles):
+        judged = qrels[p["id"]]
+        assert r["judged"] == len(judged)
+        assert r["ranked"] == [m["slug"] for m in engine.match(p["request"])]
+        assert r["ndcg@10"] == pytest.approx(ndcg(r["ranked"], judged, 10))
+        assert r["recall@25"] == pytest.approx(recall(r["ranked"], judged, 25))
+    assert res["ndcg@10"] == pytest.approx(sum(r["ndcg@10"] for r in rows) / 19)
+    assert res["recall@25"] == pytest.approx(sum(r["recall@25"] for r in rows) / 19)
+    # the matching beats chance by far on its development set
+    assert res["ndcg@10"] > 0.3 and res["recall@25"] > 0.3
+
+
+def test_evaluate_options(engine, eval_set):
+    profiles, qrels = eval_set
+    subset = profiles[:5]
+    base = grantmatch.evaluate(engine, subset, qrels)
+    assert grantmatch.evaluate(engine, subset, qrels, weights=grantmatch.MatchWeights()) == base
+    k5 = grantmatch.evaluate(engine, subset, qrels, k=5)
+    assert "ndcg@5" in k5 and "ndcg@10" not in k5
+    assert [r["ranked"] for r in k5["per_profile"]] == [r["ranked"] for r in base["per_profile"]]
+    other = grantmatch.evaluate(engine, subset, qrels, weights={"semantic": 1.0, "keyword": 0.0})
+    assert other["options"]["weights"]["keyword"] == 0.0
+    assert [r["ranked"] for r in other["per_profile"]] != [r["ranked"] for r in base["per_profile"]]
+    # profiles as a dict id -> request, qrels keyed by grant UUID
+    by_id = {p["id"]: p["request"] for p in subset}
+    ids = {g["slug"]: g["id"] for g in engine.grants()}
+    uuid_qrels = {pid: {ids[s]: g for s, g in j.items() if s in ids} for pid, j in qrels.items()}
+    assert grantmatch.evaluate(engine, by_id, uuid_qrels)["ndcg@10"] == pytest.approx(base["ndcg@10"])
+    # a profile without judgements scores 0
+    lone = grantmatch.evaluate(engine, subset[:1], {})
+    assert lone["ndcg@10"] == 0.0 and lone["per_profile"][0]["judged"] == 0
+
+
+def test_evaluate_errors(engine, eval_set):
+    profiles, qrels = eval_set
+    with pytest.raises(grantmatch.InvalidInputError, match="k: must be at least 1"):
+        grantmatch.evaluate(engine, profiles, qrels, k=0)
+    bad = [{"id": "broken", "request": {"organization_id": "x", "organization_profile": {}}}]
+    with pytest.raises(grantmatch.InvalidInputError, match="profile `broken`.*description is required"):
+        grantmatch.evaluate(engine, bad, qrels)
+    with pytest.raises(grantmatch.InvalidInputError, match="`request` is missing"):
+        grantmatch.evaluate(engine, [{"id": "x"}], qrels)
+    with pytest.raises(TypeError):
+        grantmatch.evaluate(engine, profiles, [("p01", "slug", 3)])
+    with pytest.raises(grantmatch.InvalidInputError, match="grade"):
+        grantmatch.evaluate(engine, profiles, {"p01": {"slug": "high"}})
+    with pytest.raises(grantmatch.InvalidInputError, match="weights"):
+        grantmatch.evaluate(engine, profiles, qrels, weights={"nope": 1})
+    no_model = grantmatch.Engine.open(engine.data_dir, load_model=False)
+    with pytest.raises(grantmatch.ModelError):
+        grantmatch.evaluate(no_model, profiles, qrels)
+    assert EVAL_DIR.is_dir()

@@ -1,0 +1,225 @@
+"""The Python answers equal the real server's and the CLI's.
+
+Starts `target/release/grantmatch serve` on a copy of the session's data directory with
+an unrestricted partner, then compares `Engine.match` with `POST /api/v1/matching`
+(grant order, relevance_score, match_category, match_reason) and the catalogue
+accessors with the GET endpoints (whole dicts). `grantmatch eval --json` is compared with
+`grantmatch.evaluate`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple
+
+import pytest
+
+import grantmatch
+from conftest import EVAL_DIR, REPO, VARIANT, clean_env
+
+STARTUP_SECONDS = 120
+
+
+class Server:
+    def __init__(self, base: str, token: str):
+        self.base = base
+        self.token = token
+
+    def request(
+        self, method: str, path: str, body: Optional[Any] = None
+    ) -> Tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method)
+        req.add_header("Authorization", f"Bearer {self.token}")
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            return e.code, json.loads(raw) if raw else None
+
+    def get(self, path: str, **params: Any) -> Any:
+        query = urllib.parse.urlencode(params, doseq=True)
+        status, body = self.request("GET", path + ("?" + query if query else ""))
+        assert status == 200, (path, params, status, body)
+        return body
+
+    def match(self, body: Dict[str, Any]) -> Tuple[int, Any]:
+        """POST /matching, waiting while the model is still loading (503)."""
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            status, answer = self.request("POST", "/api/v1/matching", body)
+            if status != 503 or time.monotonic() > deadline:
+                return status, answer
+            time.sleep(0.5)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_cli(binary: str, data_dir: Path, *args: str) -> str:
+    out = subprocess.run(
+        [binary, "--data-dir", str(data_dir), *args],
+        env=clean_env(),
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return out.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, data_dir, model_dir, cli_binary):
+    data = tmp_path_factory.mktemp("server") / "data"
+    shutil.copytree(Path(data_dir) / "catalogue", data / "catalogue")
+    run_cli(cli_binary, data, "partner", "create", "--name", "pytest", "--tier", "starter")
+    token = run_cli(
+        cli_binary, data, "token", "create", "--partner", "pytest",
+        "--scopes", "grants:read,matching:use,usage:read",
+    )
+    port = free_port()
+    log = open(data / "server.log", "wb")
+    proc = subprocess.Popen(
+        [cli_binary, "--data-dir", str(data), "serve", "--addr", f"127.0.0.1:{port}"],
+        env=clean_env(
+            GRANTMATCH_MODEL_DIR=model_dir,
+            GRANTMATCH_MODEL_VARIANT=VARIANT,
+            GRANTMATCH_NO_RATE_LIMITS="true",
+        ),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    srv = Server(f"http://127.0.0.1:{port}", token)
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"the server exited: {(data / 'server.log').read_text()}")
+            try:
+                with urllib.request.urlopen(srv.base + "/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("the server did not start")
+            time.sleep(0.2)
+        yield srv
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def comparable(results):
+    return [
+        (r["grant_id"], r["relevance_score"], r["match_category"], r["match_reason"])
+        for r in results
+    ]
+
+
+def test_match_equals_post_matching(server, engine, eval_requests):
+    status, answer = server.match(next(iter(eval_requests.values())))
+    if status == 404:
+        pytest.skip("POST /api/v1/matching is not implemented by this server")
+    assert status == 200, answer
+    bodies = list(eval_requests.values())
+    # a project given separately, an English profile and a bare description too
+    sport = bodies[0]
+    bodies.append({
+        "organization_id": "pytest-extra",
+        "organization_profile": {**sport["organization_profile"], "locale": "en"},
+        "project": {"title": "Neue Flutlichtanlage", "budget": "80.000 EUR"},
+    })
+    bodies.append({
+        "organization_id": "pytest-bare",
+        "organization_profile": {"description": "Wir sind ein kleines Softwareunternehmen in Berlin."},
+    })
+    for body in bodies:
+        status, answer = server.match(body)
+        assert status == 200, answer
+        ours = engine.match(body)
+        assert answer["results_count"] == len(answer["results"]) == len(ours)
+        assert comparable(ours) == comparable(answer["results"]), body["organization_id"]
+        assert [r["title"] for r in ours] == [r["title"] for r in answer["results"]]
+        assert [r["rank"] for r in ours] == [r["rank"] for r in answer["results"]]
+    # the same input errors alike
+    status, answer = server.match({"organization_id": "x", "organization_profile": {}})
+    assert status == 400
+    with pytest.raises(grantmatch.InvalidInputError) as e:
+        engine.match({"organization_id": "x", "organization_profile": {}})
+    assert answer["error"]["message"] in str(e.value)
+
+
+def all_pages(server, path, key, **params):
+    items, page = [], 1
+    while True:
+        body = server.get(path, page=page, per_page=100, **params)
+        items += body[key]
+        if page >= body["meta"]["total_pages"]:
+            return items
+        page += 1
+
+
+def test_grants_equal_get_grants(server, engine):
+    assert all_pages(server, "/api/v1/grants", "grants") == engine.grants()
+    assert all_pages(server, "/api/v1/grants", "grants", q="Sportverein") == engine.grants("Sportverein")
+    sachsen = next(r for r in engine.regions() if r["name"] == "Sachsen")
+    area = next(a for a in engine.grant_areas() if a["is_parent"])
+    filtered = all_pages(
+        server, "/api/v1/grants", "grants",
+        **{"region_ids[]": [sachsen["id"]], "grant_area_ids[]": [area["id"]], "grant_type": "subsidy"},
+    )
+    assert filtered == engine.grants(
+        region_ids=sachsen["id"], grant_area_ids=area["id"], grant_type="subsidy"
+    )
+    for g in engine.grants(limit=5):
+        assert server.get(f"/api/v1/grants/{g['id']}")["grant"] == engine.grant(g["slug"])
+
+
+def test_vocabularies_equal_the_api(server, engine):
+    assert server.get("/api/v1/regions", flat="true")["regions"] == engine.regions()
+    assert server.get("/api/v1/grant_areas", flat="true", include_parent="true")[
+        "grant_areas"
+    ] == engine.grant_areas()
+    assert server.get("/api/v1/eligible_entities")["eligible_entities"] == engine.eligible_entities()
+    assert server.get("/api/v1/target_groups")["target_groups"] == engine.target_groups()
+    providers = all_pages(server, "/api/v1/grant_providers", "grant_providers")
+    assert providers == engine.providers()
+    assert all_pages(server, "/api/v1/grant_providers", "grant_providers", q="bund") == engine.providers("bund")
+    p = providers[0]
+    assert server.get(f"/api/v1/grant_providers/{p['slug']}")["grant_provider"] == engine.provider(p["slug"])
+
+
+def test_evaluate_equals_cli_eval(engine, eval_set, data_dir, model_dir, cli_binary):
+    out = subprocess.run(
+        [cli_binary, "--data-dir", data_dir, "--model-dir", model_dir,
+         "--model-variant", VARIANT, "eval", "--dir", str(EVAL_DIR), "--json"],
+        env=clean_env(), cwd=REPO, check=True, capture_output=True, text=True, timeout=600,
+    )
+    cli = json.loads(out.stdout)
+    ours = grantmatch.evaluate(engine, *eval_set)
+    assert ours["ndcg@10"] == pytest.approx(cli["summary"]["ndcg@10"], abs=1e-9)
+    assert ours["recall@25"] == pytest.approx(cli["summary"]["recall@25"], abs=1e-9)
+    for mine, theirs in zip(ours["per_profile"], cli["per_profile"]):
+        assert mine["profile"] == theirs["profile"]
+        assert mine["ndcg@10"] == pytest.approx(theirs["ndcg@10"], abs=1e-9)
+        assert mine["recall@25"] == pytest.approx(theirs["recall@25"], abs=1e-9)

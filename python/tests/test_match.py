@@ -1,0 +1,236 @@
+"""Engine.match: profile forms, options, explain, errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+import grantmatch
+
+SPORT = {
+    "name": "SV Beispiel e.V.",
+    "description": "Gemeinnütziger Sportverein in Leipzig mit 300 Mitgliedern, vor allem Kinder "
+    "und Jugendliche. Wir bieten Fußball und Turnen an und wollen unser Vereinsheim "
+    "barrierefrei sanieren.",
+    "regions": ["Sachsen"],
+    "is_non_profit": True,
+    "keywords": ["Sportverein", "Vereinsheim", "Barrierefreiheit"],
+}
+KEYS = {"rank", "grant_id", "slug", "title", "relevance_score", "match_category", "match_reason"}
+COMPONENTS = {"cosine", "semantic", "keyword", "region", "target_group", "eligibility", "deadline", "budget"}
+CATEGORIES = {"very_suitable", "partially_suitable", "conditionally_suitable", "not_suitable"}
+
+
+def category(score):
+    return (
+        "very_suitable" if score >= 70
+        else "partially_suitable" if score >= 50
+        else "conditionally_suitable" if score >= 30
+        else "not_suitable"
+    )
+
+
+def test_match_shape(engine):
+    results = engine.match(SPORT)
+    assert 0 < len(results) <= 25
+    assert [r["rank"] for r in results] == list(range(1, len(results) + 1))
+    scores = [r["relevance_score"] for r in results]
+    assert scores == sorted(scores, reverse=True)
+    for r in results:
+        assert set(r) == KEYS
+        assert 0 <= r["relevance_score"] <= 100
+        assert r["match_category"] == category(r["relevance_score"])
+        assert r["match_reason"]
+    grant = engine.grant(results[0]["slug"])
+    assert grant["id"] == results[0]["grant_id"]
+    assert grant["title"] == results[0]["title"]
+
+
+def test_profile_forms_are_equivalent(engine):
+    base = engine.match(SPORT)
+    body = {"organization_id": "org-1", "organization_profile": SPORT}
+    assert engine.match(body) == base
+    desc_only = engine.match(SPORT["description"])
+    assert desc_only == engine.match({"description": SPORT["description"]})
+    project = {"title": "Barrierefreies Vereinsheim", "description": "Umbau mit Rampe und Sanitäranlagen"}
+    with_project = engine.match(SPORT, project)
+    assert with_project == engine.match({**body, "project": project})
+    assert with_project != base
+    assert engine.match(SPORT, "Umbau mit Rampe") == engine.match(
+        SPORT, {"description": "Umbau mit Rampe"}
+    )
+    with pytest.raises(grantmatch.InvalidInputError, match="project: given both"):
+        engine.match({**body, "project": project}, project)
+
+
+def test_limit_and_determinism(engine):
+    full = engine.match(SPORT)
+    assert engine.match(SPORT, limit=5) == full[:5]
+    assert engine.match(SPORT, limit=1) == full[:1]
+    assert engine.match(SPORT) == full
+    for bad in (0, 26):
+        with pytest.raises(grantmatch.InvalidInputError, match="limit"):
+            engine.match(SPORT, limit=bad)
+
+
+def test_locale(engine):
+    de = engine.match(SPORT, limit=3)
+    en = engine.match(SPORT, limit=3, locale="en")
+    assert [r["grant_id"] for r in de] == [r["grant_id"] for r in en]
+    assert "Übereinstimmung" in de[0]["match_reason"]
+    assert "similarity" in en[0]["match_reason"]
+    assert engine.match({**SPORT, "locale": "en"}, limit=3) == en
+    assert engine.match({**SPORT, "locale": "en"}, limit=3, locale="de") == de
+    with pytest.raises(grantmatch.InvalidInputError, match="locale: `fr`"):
+        engine.match(SPORT, locale="fr")
+
+
+def test_explain(engine):
+    plain = engine.match(SPORT)
+    explained = engine.match(SPORT, explain=True)
+    assert [{k: r[k] for k in KEYS} for r in explained] == plain
+    for r in explained:
+        assert set(r["components"]) == COMPONENTS
+        for name, v in r["components"].items():
+            if name != "cosine":
+                assert 0.0 <= v <= 1.0, (name, v)
+        assert -1.0 <= r["components"]["cosine"] <= 1.0
+        assert isinstance(r["matched_keywords"], list)
+    assert any(r["matched_keywords"] for r in explained)
+    # Sachsen programmes are local (1.0), national ones wider (< 1)
+    regions = {r["components"]["region"] for r in explained}
+    assert 1.0 in regions
+
+
+def test_weights(engine):
+    default = engine.match(SPORT, explain=True)
+    assert engine.match(SPORT, explain=True, weights=grantmatch.MatchWeights()) == default
+    assert engine.match(SPORT, explain=True, weights={}) == default
+    w = grantmatch.MatchWeights(region=0.5)
+    assert w.region == 0.5 and w.semantic == grantmatch.MatchWeights().semantic
+    as_dict = engine.match(SPORT, explain=True, weights={"region": 0.5})
+    assert engine.match(SPORT, explain=True, weights=w) == as_dict
+    assert as_dict != default
+    # semantic alone: the order follows the calibrated cosine
+    sem = engine.match(
+        SPORT, explain=True,
+        weights=grantmatch.MatchWeights(semantic=1, keyword=0, region=0, target_group=0,
+                                        eligibility=0, deadline=0, budget=0),
+    )
+    sems = [r["components"]["semantic"] for r in sem]
+    assert sems == sorted(sems, reverse=True)
+    # only ratios matter
+    doubled = {k: 2 * v for k, v in grantmatch.MatchWeights().to_dict().items()}
+    assert [r["grant_id"] for r in engine.match(SPORT, weights=doubled)] == [
+        r["grant_id"] for r in default
+    ]
+
+
+def test_weights_type(engine):
+    w = grantmatch.MatchWeights(keyword=0.3)
+    assert w == grantmatch.MatchWeights.from_dict({"keyword": 0.3})
+    assert w.replace(keyword=0.1) == grantmatch.MatchWeights(keyword=0.1)
+    assert w.keyword == 0.3
+    w.keyword = 0.2
+    assert w.to_dict()["keyword"] == 0.2
+    assert "keyword=0.2" in repr(w)
+    with pytest.raises(TypeError):
+        grantmatch.MatchWeights(0.5)
+    with pytest.raises(grantmatch.InvalidInputError, match="unknown field `colour`"):
+        w.replace(colour=1.0)
+    with pytest.raises(grantmatch.InvalidInputError, match="unknown field `colour`"):
+        grantmatch.MatchWeights.from_dict({"colour": 1.0})
+
+
+def test_option_errors(engine):
+    with pytest.raises(grantmatch.InvalidInputError, match="unknown field `colour`"):
+        engine.match(SPORT, weights={"colour": 1.0})
+    with pytest.raises(grantmatch.InvalidInputError, match="weights.region"):
+        engine.match(SPORT, weights={"region": -1})
+    with pytest.raises(grantmatch.InvalidInputError, match="at least one weight"):
+        engine.match(SPORT, weights={k: 0 for k in grantmatch.MatchWeights().to_dict()})
+    with pytest.raises(grantmatch.InvalidInputError, match="weights"):
+        engine.match(SPORT, weights=[1, 2])
+    with pytest.raises(grantmatch.InvalidInputError, match="weights"):
+        engine.match(SPORT, weights={"region": "high"})
+    with pytest.raises(grantmatch.InvalidInputError, match="calibration"):
+        engine.match(SPORT, calibration={"cosine_low": 0.9, "cosine_high": 0.8})
+    with pytest.raises(grantmatch.InvalidInputError, match="calibration"):
+        engine.match(SPORT, calibration=grantmatch.Calibration(cosine_high=0.1))
+
+
+def test_calibration(engine):
+    c = grantmatch.Calibration()
+    assert c.cosine_high > c.cosine_low
+    assert engine.match(SPORT, calibration=c) == engine.match(SPORT)
+    assert engine.match(SPORT, calibration={"cosine_low": c.cosine_low}) == engine.match(SPORT)
+    wide = engine.match(SPORT, explain=True, calibration={"cosine_low": 0.5, "cosine_high": 1.0})
+    assert wide != engine.match(SPORT, explain=True)
+    assert c.to_dict() == {"cosine_low": c.cosine_low, "cosine_high": c.cosine_high}
+    assert "Calibration(" in repr(c)
+
+
+def test_today(engine, tiny_engine):
+    now = engine.match(SPORT)
+    assert engine.match(SPORT, today=dt.datetime.now(dt.timezone.utc).date()) == now
+    assert engine.match(SPORT, today=dt.datetime.now(dt.timezone.utc)) == now
+    assert engine.match(SPORT, today=dt.datetime.now(dt.timezone.utc).date().isoformat()) == now
+    # the tiny catalogue has deadlines: testprogramm-2 ends 2025-06-30, -1 on 2030-12-31
+    def slugs(day):
+        return {r["slug"]: r for r in tiny_engine.match("Testprogramm", today=day, explain=True)}
+
+    before, after = slugs("2025-06-30"), slugs(dt.date(2025, 7, 1))
+    assert "testprogramm-2" in before and "testprogramm-2" not in after
+    assert before["testprogramm-1"]["components"]["deadline"] == 1.0
+    assert slugs("2030-12-15")["testprogramm-1"]["components"]["deadline"] < 1.0
+    with pytest.raises(grantmatch.InvalidInputError, match="today"):
+        engine.match(SPORT, today="next week")
+    with pytest.raises(TypeError):
+        engine.match(SPORT, today=20250101)
+
+
+def test_input_errors_name_the_field(engine):
+    cases = [
+        ({"name": "x"}, "organization_profile.description is required"),
+        ({"description": "   "}, "organization_profile.description is required"),
+        ({**SPORT, "regions": "Sachsen"}, "organization_profile.regions"),
+        ({**SPORT, "regions": ["Atlantis"]}, "organization_profile.regions: unknown value `Atlantis`"),
+        ({**SPORT, "eligible_entities": ["Drache"]}, "organization_profile.eligible_entities"),
+        ({**SPORT, "is_non_profit": "ja"}, "organization_profile.is_non_profit"),
+        ({"organization_profile": SPORT}, "organization_id is required"),
+        ({"organization_id": "x"}, "organization_profile is required"),
+        ({**SPORT, "locale": "fr"}, "organization_profile.locale"),
+    ]
+    for profile, message in cases:
+        with pytest.raises(grantmatch.InvalidInputError) as e:
+            engine.match(profile)
+        assert message in str(e.value), (profile, str(e.value))
+    with pytest.raises(TypeError):
+        engine.match(42)
+    with pytest.raises(TypeError):
+        engine.match(SPORT, 42)
+    with pytest.raises(TypeError):
+        engine.match({**SPORT, "keywords": {1, 2}})
+
+
+def test_filters_restrict_results(engine):
+    regions = engine.regions()
+    by_id = {r["id"]: r for r in regions}
+
+    def chain(region_id):
+        out = []
+        while region_id:
+            out.append(region_id)
+            region_id = by_id[region_id]["parent_id"]
+        return out
+
+    bayern = next(r["id"] for r in regions if r["name"] == "Bayern")
+    results = engine.match({**SPORT, "regions": ["Bayern"]})
+    assert results and results != engine.match(SPORT)
+    for r in results:
+        related = [
+            reg["id"] for reg in engine.grant(r["grant_id"])["regions"]
+            if reg["id"] in chain(bayern) or bayern in chain(reg["id"])
+        ]
+        assert related, r["title"]

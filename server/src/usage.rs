@@ -1,0 +1,394 @@
+//! Usage statistics (from the ledger) and fair-use quotas (from the billed matching
+//! requests), plus the once-per-quarter warning e-mail at 90 %.
+
+use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
+use rusqlite::params;
+use serde_json::{json, Map, Value};
+use uuid::Uuid;
+
+use crate::db::{Db, Partner};
+use crate::error::{ApiError, ServerError};
+use crate::quota::{percentage, quarter_of, tier_allowance};
+
+pub const MATCHING_ENDPOINT: &str = "POST /api/v1/matching";
+const GRANT_ENDPOINTS: [&str; 2] = ["GET /api/v1/grants", "GET /api/v1/grants/{id}"];
+
+/// How the yearly allowances map onto quarters (configurable).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuotaPolicy {
+    /// Share of the yearly matching allowance available in each quarter (default ¼;
+    /// counters reset at the start of every quarter).
+    pub quarter_share: f64,
+}
+
+impl Default for QuotaPolicy {
+    fn default() -> Self {
+        QuotaPolicy {
+            quarter_share: 0.25,
+        }
+    }
+}
+
+impl QuotaPolicy {
+    /// (active organisations, matching requests) allowed per quarter for a tier.
+    pub fn limits(&self, tier: &str) -> (i64, i64) {
+        let (orgs, yearly) = tier_allowance(tier);
+        (orgs, (yearly as f64 * self.quarter_share).round() as i64)
+    }
+}
+
+fn day_start(d: NaiveDate) -> DateTime<Utc> {
+    Utc.from_utc_datetime(&d.and_hms_opt(0, 0, 0).unwrap_or_default())
+}
+
+/// First instant of the `period` containing `now` (UTC): day, ISO week (Monday),
+/// month, quarter or year.
+pub fn period_start(period: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let today = now.date_naive();
+    Some(match period {
+        "day" => day_start(today),
+        "week" => day_start(today - Duration::days(today.weekday().num_days_from_monday() as i64)),
+        "month" => day_start(today.with_day(1)?),
+        "quarter" => quarter_of(now).1,
+        "year" => day_start(NaiveDate::from_ymd_opt(today.year(), 1, 1)?),
+        _ => return None,
+    })
+}
+
+/// The `stats` object of `GET /usage/stats` for a partner since `since`. `by_day`
+/// lists only days with traffic.
+pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<Value, ServerError> {
+    let conn = db.conn();
+    let pid = partner_id.to_string();
+    let since = since.to_rfc3339();
+    let (total, ok, failed, avg): (i64, i64, i64, Option<f64>) = conn.query_row(
+        "SELECT COUNT(*), COALESCE(SUM(status BETWEEN 200 AND 299), 0), COALESCE(SUM(status >= 400), 0), AVG(latency_ms)
+         FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2",
+        params![pid, since],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
+    let (matching, orgs): (i64, i64) = conn.query_row(
+        "SELECT COUNT(*), COUNT(DISTINCT organization_id) FROM usage_ledger
+         WHERE partner_id = ?1 AND created_at >= ?2 AND endpoint = ?3 AND status BETWEEN 200 AND 299",
+        params![pid, since, MATCHING_ENDPOINT],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let grants: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 AND endpoint IN (?3, ?4)",
+        params![pid, since, GRANT_ENDPOINTS[0], GRANT_ENDPOINTS[1]],
+        |r| r.get(0),
+    )?;
+    let mut by_endpoint = Map::new();
+    let mut st = conn.prepare(
+        "SELECT endpoint, COUNT(*) FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 GROUP BY endpoint ORDER BY endpoint",
+    )?;
+    for row in st.query_map(params![pid, since], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+    })? {
+        let (e, n) = row?;
+        by_endpoint.insert(e, json!(n));
+    }
+    let mut by_day = Vec::new();
+    let mut st = conn.prepare(
+        "SELECT substr(created_at, 1, 10) AS day, COUNT(*),
+                COALESCE(SUM(endpoint = ?3 AND status BETWEEN 200 AND 299), 0)
+         FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 GROUP BY day ORDER BY day",
+    )?;
+    for row in st.query_map(params![pid, since, MATCHING_ENDPOINT], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, i64>(2)?,
+        ))
+    })? {
+        let (date, requests, matching_requests) = row?;
+        by_day.push(
+            json!({ "date": date, "requests": requests, "matching_requests": matching_requests }),
+        );
+    }
+    Ok(json!({
+        "total_requests": total,
+        "successful_requests": ok,
+        "failed_requests": failed,
+        "matching_requests": matching,
+        "grants_requests": grants,
+        "active_organizations": orgs,
+        "average_response_time_ms": avg.map(|a| a.round() as i64).unwrap_or(0),
+        "by_endpoint": by_endpoint,
+        "by_day": by_day,
+    }))
+}
+
+/// A partner's quota for the quarter containing `now`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuotaView {
+    pub quarter: String,
+    pub tier: String,
+    pub orgs: (i64, i64),
+    pub matching: (i64, i64),
+}
+
+impl QuotaView {
+    pub fn compute(
+        db: &Db,
+        partner: &Partner,
+        now: DateTime<Utc>,
+        policy: &QuotaPolicy,
+    ) -> Result<Self, ServerError> {
+        let (quarter, start) = quarter_of(now);
+        let (used, orgs) = db.matching_usage(partner.id, start)?;
+        let (org_limit, matching_limit) = policy.limits(&partner.tier);
+        Ok(QuotaView {
+            quarter,
+            tier: partner.tier.clone(),
+            orgs: (orgs, org_limit),
+            matching: (used, matching_limit),
+        })
+    }
+
+    fn pcts(&self) -> (f64, f64) {
+        (
+            percentage(self.orgs.0, self.orgs.1),
+            percentage(self.matching.0, self.matching.1),
+        )
+    }
+
+    /// `ok` below 90 %, `warning` from 90 % to 100 %, `exceeded` above 100 %.
+    pub fn status(&self) -> &'static str {
+        let (o, m) = self.pcts();
+        if o > 100.0 || m > 100.0 {
+            "exceeded"
+        } else if o >= 90.0 || m >= 90.0 {
+            "warning"
+        } else {
+            "ok"
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let (o, m) = self.pcts();
+        let status = self.status();
+        json!({
+            "quarter": self.quarter,
+            "tier": self.tier,
+            "active_organizations": { "current": self.orgs.0, "limit": self.orgs.1, "percentage": o },
+            "matching_requests": { "current": self.matching.0, "limit": self.matching.1, "percentage": m },
+            "status": status,
+            "warning": status != "ok",
+            "exceeded": status == "exceeded",
+        })
+    }
+
+    /// The quota block of the synchronous matching response.
+    pub fn matching_block(&self) -> Value {
+        json!({
+            "matching_requests_used": self.matching.0,
+            "matching_requests_limit": self.matching.1,
+            "usage_percentage": percentage(self.matching.0, self.matching.1),
+        })
+    }
+}
+
+/// Queues the 90 % warning e-mail for each limit that reached it, at most once per
+/// partner, quarter and limit (a UNIQUE constraint makes this exact). Returns how many
+/// new e-mails were queued.
+pub fn queue_quota_warnings(
+    db: &Db,
+    partner: &Partner,
+    q: &QuotaView,
+    now: DateTime<Utc>,
+) -> Result<usize, ServerError> {
+    let mut queued = 0;
+    let kinds = [
+        ("matching_requests", "Matching-Anfragen", q.matching),
+        ("active_organizations", "aktive Organisationen", q.orgs),
+    ];
+    for (kind, label, (current, limit)) in kinds {
+        let pct = percentage(current, limit);
+        if pct < 90.0 {
+            continue;
+        }
+        let subject = format!(
+            "grantmatch: {pct:.0} % Ihres Kontingents für {label} im {} erreicht",
+            q.quarter
+        );
+        let body = format!(
+            "Guten Tag,\n\nIhr Konto {} (Tarif {}) hat im Quartal {} {current} von {limit} {label} genutzt ({pct:.1} %).\nAnfragen werden weiterhin beantwortet; eine Überschreitung wird nachträglich abgerechnet.\nFür ein Upgrade wenden Sie sich bitte an uns.\n",
+            partner.name, partner.tier, q.quarter
+        );
+        let n = db.conn().execute(
+            "INSERT OR IGNORE INTO email_outbox (partner_id, quarter, kind, recipient, subject, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![partner.id.to_string(), q.quarter, kind, partner.contact_email, subject, body, now.to_rfc3339()],
+        )?;
+        queued += n;
+    }
+    Ok(queued)
+}
+
+/// An e-mail waiting in (or sent from) the outbox.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutboxMail {
+    pub id: i64,
+    pub partner_id: String,
+    pub kind: String,
+    pub quarter: String,
+    pub recipient: Option<String>,
+    pub subject: String,
+    pub body: String,
+    pub sent: bool,
+}
+
+pub fn outbox(db: &Db, unsent_only: bool) -> Result<Vec<OutboxMail>, ServerError> {
+    let conn = db.conn();
+    let mut st = conn.prepare(
+        "SELECT id, partner_id, kind, quarter, recipient, subject, body, sent_at IS NOT NULL FROM email_outbox
+         WHERE (?1 = 0 OR sent_at IS NULL) ORDER BY id",
+    )?;
+    let rows = st
+        .query_map([unsent_only as i64], |r| {
+            Ok(OutboxMail {
+                id: r.get(0)?,
+                partner_id: r.get(1)?,
+                kind: r.get(2)?,
+                quarter: r.get(3)?,
+                recipient: r.get(4)?,
+                subject: r.get(5)?,
+                body: r.get(6)?,
+                sent: r.get(7)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+pub fn mark_sent(
+    db: &Db,
+    id: i64,
+    result: Result<(), String>,
+    now: DateTime<Utc>,
+) -> Result<(), ServerError> {
+    match result {
+        Ok(()) => db.conn().execute(
+            "UPDATE email_outbox SET sent_at = ?2, last_error = NULL WHERE id = ?1",
+            params![id, now.to_rfc3339()],
+        )?,
+        Err(e) => db.conn().execute(
+            "UPDATE email_outbox SET last_error = ?2 WHERE id = ?1",
+            params![id, e],
+        )?,
+    };
+    Ok(())
+}
+
+/// Validates the `period` query value (default quarter).
+pub fn parse_period(p: Option<&str>) -> Result<&str, ApiError> {
+    match p.unwrap_or("quarter") {
+        v @ ("day" | "week" | "month" | "quarter" | "year") => Ok(v),
+        other => Err(ApiError::bad_request(format!(
+            "period: `{}` is not one of day, week, month, quarter, year",
+            crate::params::clip(other)
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::NewPartner;
+    use crate::matching_store::{MatchingRecord, COMPLETED};
+
+    fn partner(db: &Db) -> Partner {
+        db.create_partner(&NewPartner {
+            name: "P".into(),
+            tier: "starter".into(),
+            contact_email: Some("p@example.org".into()),
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    fn matching(db: &Db, p: &Partner, org: &str, at: DateTime<Utc>) {
+        db.insert_matching(&MatchingRecord {
+            id: Uuid::new_v4(),
+            partner_id: p.id,
+            token_id: Uuid::new_v4(),
+            organization_id: org.into(),
+            request: json!({}),
+            status: COMPLETED.into(),
+            results: Some(json!([])),
+            results_count: Some(0),
+            error: None,
+            created_at: at,
+            completed_at: Some(at),
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn periods() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 22, 15, 0, 0).unwrap(); // a Sunday
+        let d = |s: &str| period_start(s, now).unwrap().to_rfc3339();
+        assert_eq!(d("day"), "2026-11-22T00:00:00+00:00");
+        assert_eq!(d("week"), "2026-11-16T00:00:00+00:00");
+        assert_eq!(d("month"), "2026-11-01T00:00:00+00:00");
+        assert_eq!(d("quarter"), "2026-10-01T00:00:00+00:00");
+        assert_eq!(d("year"), "2026-01-01T00:00:00+00:00");
+        assert!(period_start("decade", now).is_none());
+    }
+
+    #[test]
+    fn quota_transitions_and_single_warning() {
+        let db = Db::in_memory().unwrap();
+        let p = partner(&db);
+        let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+        // A policy where the quarter allows 100 matchings: percentages are counts.
+        let policy = QuotaPolicy {
+            quarter_share: 0.01,
+        };
+        let mut statuses = Vec::new();
+        for i in 1..=101 {
+            matching(&db, &p, &format!("org-{}", i % 5), now);
+            let q = QuotaView::compute(&db, &p, now, &policy).unwrap();
+            assert_eq!(q.matching, (i, 100));
+            assert_eq!(q.orgs.0, (i).min(5));
+            queue_quota_warnings(&db, &p, &q, now).unwrap();
+            if [89, 90, 100, 101].contains(&i) {
+                statuses.push((
+                    i,
+                    q.status(),
+                    q.to_json()["warning"].as_bool().unwrap(),
+                    q.to_json()["exceeded"].as_bool().unwrap(),
+                ));
+            }
+        }
+        assert_eq!(
+            statuses,
+            vec![
+                (89, "ok", false, false),
+                (90, "warning", true, false),
+                (100, "warning", true, false),
+                (101, "exceeded", true, true)
+            ]
+        );
+        let mails = outbox(&db, false).unwrap();
+        assert_eq!(mails.len(), 1, "exactly one warning per quarter and limit");
+        assert_eq!(mails[0].kind, "matching_requests");
+        assert_eq!(mails[0].recipient.as_deref(), Some("p@example.org"));
+        // A matching in the next quarter starts from zero.
+        let next = Utc.with_ymd_and_hms(2027, 1, 2, 0, 0, 0).unwrap();
+        matching(&db, &p, "org-1", next);
+        let q = QuotaView::compute(&db, &p, next, &policy).unwrap();
+        assert_eq!(
+            (q.quarter.as_str(), q.matching.0, q.orgs.0),
+            ("2027-Q1", 1, 1)
+        );
+    }
+
+    #[test]
+    fn default_policy_is_a_quarter_of_the_year() {
+        let p = QuotaPolicy::default();
+        assert_eq!(p.limits("starter"), (100, 2_500));
+        assert_eq!(p.limits("standard"), (500, 12_500));
+        assert_eq!(p.limits("enterprise"), (1_000, 25_000));
+    }
+}
