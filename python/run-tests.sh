@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Python module and runs its test suite (called by `make test`).
 #
-# 1. python/.venv with pinned maturin, pytest and numpy (created once, kept; gitignored);
+# 1. python/.venv with pinned maturin, pytest, numpy and mypy (created once, kept; gitignored);
 # 2. `pip install ./python` — the README's install command, built by maturin;
 # 3. the release CLI, which the suite starts as a server and runs `eval` with;
 # 4. pytest python/tests (a run that collects no test fails too).
@@ -19,18 +19,24 @@ VENV="$ROOT/python/.venv"
 MATURIN_VERSION="1.16.0"
 PYTEST_VERSION="9.2.0"
 NUMPY_VERSION="2.4.6"
+MYPY_VERSION="2.4.1" # stubtest checks the .pyi against the compiled module
 
 if [ ! -x "$VENV/bin/python" ]; then
     echo "==> creating $VENV"
     "$PYTHON" -m venv "$VENV"
 fi
 PY="$VENV/bin/python"
-echo "==> test tools: maturin $MATURIN_VERSION, pytest $PYTEST_VERSION, numpy $NUMPY_VERSION"
+echo "==> test tools: maturin $MATURIN_VERSION, pytest $PYTEST_VERSION, numpy $NUMPY_VERSION, mypy $MYPY_VERSION"
 "$PY" -m pip install --quiet --disable-pip-version-check \
-    "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "numpy==$NUMPY_VERSION"
+    "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "numpy==$NUMPY_VERSION" \
+    "mypy==$MYPY_VERSION"
 
 echo "==> pip install ./python"
-"$PY" -m pip install --quiet --disable-pip-version-check ./python
+# The isolated build environment gets the same maturin as the venv.
+constraints="$(mktemp)"
+trap 'rm -f "$constraints"' EXIT
+echo "maturin==$MATURIN_VERSION" >"$constraints"
+PIP_CONSTRAINT="$constraints" "$PY" -m pip install --quiet --disable-pip-version-check ./python
 "$PY" -c 'import grantmatch; print("grantmatch", grantmatch.__version__, "from", grantmatch.__file__)'
 
 echo "==> building the CLI (the suite compares with its server and eval)"

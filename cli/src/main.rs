@@ -23,6 +23,7 @@ use uuid::Uuid;
 mod config;
 mod import;
 mod matching;
+mod synthetic;
 
 #[derive(Parser)]
 #[command(
@@ -87,6 +88,9 @@ enum Command {
     /// Embedding model assets.
     #[command(subcommand)]
     Model(ModelCmd),
+    /// Synthetic catalogues for scale tests and benchmarks.
+    #[command(subcommand)]
+    Fixtures(synthetic::FixturesCmd),
     /// Match one profile (a POST /matching body in a JSON file) and print the results.
     Match {
         #[arg(long)]
@@ -98,6 +102,9 @@ enum Command {
         #[arg(long)]
         options: Option<PathBuf>,
     },
+    /// Leave-one-out accuracy of the embedding classifier of grant areas, target groups and
+    /// eligible entities on the grants with source labels.
+    EvalClassifier,
     /// Evaluate matching against BM25 on the evaluation set (nDCG@10, Recall@25).
     Eval {
         #[arg(long, default_value = "fixtures/eval")]
@@ -243,6 +250,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Fixtures(cmd) => synthetic::run(cmd),
         Command::Model(ModelCmd::Check) => {
             let started = std::time::Instant::now();
             let embedder = grantmatch_engine::embed::Embedder::load(&model)?;
@@ -271,6 +279,7 @@ fn run(cli: Cli) -> Result<()> {
             locale.as_deref(),
             &matching::load_options(options.as_deref())?,
         ),
+        Command::EvalClassifier => import::eval_classifier(&data_dir),
         Command::Eval { dir, options, json } => matching::run_eval(
             &data_dir,
             &model,

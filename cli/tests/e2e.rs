@@ -29,7 +29,11 @@ fn catalogue(rel: &str) -> PathBuf {
 /// pointed at a directory that does not exist, so the test neither depends on nor
 /// waits for a locally installed model (import then warns and skips embeddings).
 fn command(data_dir: &Path) -> Command {
-    let no_model = data_dir.with_file_name("no-model");
+    command_with_model(data_dir, &data_dir.with_file_name("no-model"))
+}
+
+/// `grantmatch --data-dir DATA` with the embedding model in `model_dir`.
+fn command_with_model(data_dir: &Path, model_dir: &Path) -> Command {
     let mut c = Command::new(BIN);
     c.arg("--data-dir")
         .arg(data_dir)
@@ -37,9 +41,29 @@ fn command(data_dir: &Path) -> Command {
         .env_remove("GRANTMATCH_ADDR")
         .env_remove("GRANTMATCH_LOG")
         .env_remove("GRANTMATCH_MODEL_VARIANT")
-        .env("GRANTMATCH_MODEL_DIR", no_model)
+        .env("GRANTMATCH_MODEL_DIR", model_dir)
         .stdin(Stdio::null());
     c
+}
+
+/// The real model assets (`GRANTMATCH_MODEL_DIR`, default `~/.cache/grantmatch/model`).
+/// Tests that need them FAIL with a clear message when they are missing.
+fn real_model_dir() -> PathBuf {
+    let dir = match std::env::var_os("GRANTMATCH_MODEL_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+            .join(".cache/grantmatch/model"),
+    };
+    for f in ["model.onnx", "tokenizer.json", "libonnxruntime.so"] {
+        assert!(
+            dir.join(f).is_file(),
+            "this test needs the embedding model, but {} is missing.\n\
+             Build the assets with `make model` (scripts/model/fetch.sh) or point \
+             GRANTMATCH_MODEL_DIR at a directory that has them.",
+            dir.join(f).display()
+        );
+    }
+    dir
 }
 
 /// Runs `grantmatch --data-dir DATA ARGS...` to completion.
@@ -158,11 +182,21 @@ impl Server {
     /// free and then handed to the child, so another process may take it in between:
     /// a child that exits because it cannot listen is retried on a new port.
     fn start(data_dir: &Path, log_dir: &Path) -> Server {
+        Self::start_with(data_dir, log_dir, None, "server")
+    }
+
+    /// Like [`Server::start`], with the embedding model in `model_dir` (when given);
+    /// logs go to `LOG_DIR/NAME-ATTEMPT.log`.
+    fn start_with(data_dir: &Path, log_dir: &Path, model_dir: Option<&Path>, name: &str) -> Server {
         for attempt in 1..=3 {
             let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-            let log = log_dir.join(format!("server-{attempt}.log"));
+            let log = log_dir.join(format!("{name}-{attempt}.log"));
             let log_file = std::fs::File::create(&log).unwrap();
-            let child = command(data_dir)
+            let mut cmd = match model_dir {
+                Some(m) => command_with_model(data_dir, m),
+                None => command(data_dir),
+            };
+            let child = cmd
                 .args(["serve", "--addr", &addr.to_string()])
                 .stdout(Stdio::null())
                 .stderr(log_file)
@@ -215,20 +249,130 @@ impl Server {
             .unwrap_or_else(|e| panic!("GET {path}: body is not JSON ({e}): {body}"));
         (status, json)
     }
+
+    /// A request returning status and JSON body; a 429 (rate limit) is waited out and
+    /// retried, so polling loops never trip the limits.
+    #[track_caller]
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        token: &str,
+        headers: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let body = body.map(Value::to_string);
+        let deadline = Instant::now() + Duration::from_secs(180);
+        loop {
+            let (status, text) = http_send(
+                self.addr,
+                method,
+                path,
+                Some(token),
+                headers,
+                body.as_deref(),
+            )
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}\nserver log:\n{}", self.log()));
+            let json: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{method} {path}: body is not JSON ({e}): {text}"));
+            if status == 429 && Instant::now() < deadline {
+                let wait = json["error"]["retry_after"]
+                    .as_u64()
+                    .unwrap_or(1)
+                    .clamp(1, 60);
+                std::thread::sleep(Duration::from_secs(wait));
+                continue;
+            }
+            return (status, json);
+        }
+    }
+
+    /// POST /api/v1/matching, synchronous or with `Prefer: respond-async`. While the
+    /// model is still loading in the background (503), the request is retried.
+    #[track_caller]
+    fn post_matching(&self, token: &str, body: &Value, respond_async: bool) -> (u16, Value) {
+        let headers: &[(&str, &str)] = if respond_async {
+            &[("Prefer", "respond-async")]
+        } else {
+            &[]
+        };
+        let start = Instant::now();
+        loop {
+            let (status, json) = self.send("POST", "/api/v1/matching", token, headers, Some(body));
+            if status != 503 {
+                return (status, json);
+            }
+            assert!(
+                start.elapsed() < MODEL_TIMEOUT,
+                "matching still 503 after {MODEL_TIMEOUT:?}: {json}\nserver log:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Polls GET /matching/:id until the request is completed.
+    #[track_caller]
+    fn wait_completed(&self, token: &str, id: &str) -> Value {
+        let start = Instant::now();
+        loop {
+            let (status, v) = self.send("GET", &format!("/api/v1/matching/{id}"), token, &[], None);
+            assert_eq!(status, 200, "GET /matching/{id}: {v}");
+            match v["status"].as_str() {
+                Some("completed") => return v,
+                Some("pending") => {}
+                _ => panic!("matching {id}: {v}\nserver log:\n{}", self.log()),
+            }
+            assert!(
+                start.elapsed() < MODEL_TIMEOUT,
+                "matching {id} not completed after {MODEL_TIMEOUT:?}: {v}\nserver log:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
 }
+
+/// How long a server may take to load the model and finish matching requests.
+const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A minimal HTTP/1.1 GET (`Connection: close`); returns status and body.
 fn http_get(addr: SocketAddr, path: &str, token: Option<&str>) -> std::io::Result<(u16, String)> {
+    http_send(addr, "GET", path, token, &[], None)
+}
+
+/// A minimal HTTP/1.1 request (`Connection: close`) with extra headers and an optional
+/// JSON body; returns status and body.
+fn http_send(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    json_body: Option<&str>,
+) -> std::io::Result<(u16, String)> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
-    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    s.set_read_timeout(Some(Duration::from_secs(120)))?;
     s.set_write_timeout(Some(Duration::from_secs(5)))?;
     let mut req = format!(
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json\r\nConnection: close\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json\r\nConnection: close\r\n"
     );
     if let Some(t) = token {
         req.push_str(&format!("Authorization: Bearer {t}\r\n"));
     }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if let Some(b) = json_body {
+        req.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            b.len()
+        ));
+    }
     req.push_str("\r\n");
+    if let Some(b) = json_body {
+        req.push_str(b);
+    }
     s.write_all(req.as_bytes())?;
     let mut raw = Vec::new();
     s.read_to_end(&mut raw)?;
@@ -581,4 +725,184 @@ fn failed_first_import_leaves_nothing() {
     );
     let (_, current) = catalogue_state(data);
     assert!(!current.trim().is_empty());
+}
+
+// ---------------------------------------------------------------------------------
+// Matching across restarts (needs the embedding model)
+// ---------------------------------------------------------------------------------
+
+/// A data directory with the tiny catalogue imported WITH embeddings, a partner with a
+/// matching token and a second partner; returns (data dir, model dir, token, other
+/// partner's token).
+fn matching_setup(tmp: &Path) -> (PathBuf, PathBuf, String, String) {
+    let model = real_model_dir();
+    let data = tmp.join("data");
+    let o = command_with_model(&data, &model)
+        .args([
+            "import",
+            catalogue("test-catalogues/tiny").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "import failed: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("embeddings: 12 grants embedded"),
+        "the import did not embed the catalogue:\n{}",
+        stderr(&o)
+    );
+    let mut tokens = Vec::new();
+    for name in ["Matcher", "Other"] {
+        run_ok(
+            &data,
+            &["partner", "create", "--name", name, "--tier", "standard"],
+        );
+        tokens.push(only_line(&run_ok(
+            &data,
+            &[
+                "token",
+                "create",
+                "--partner",
+                name,
+                "--scopes",
+                "matching:use",
+            ],
+        )));
+    }
+    let other = tokens.pop().unwrap();
+    let token = tokens.pop().unwrap();
+    (data, model, token, other)
+}
+
+fn matching_body(org: &str, description: &str) -> Value {
+    serde_json::json!({
+        "organization_id": org,
+        "organization_profile": {
+            "description": description,
+            "regions": ["Bayern"],
+            "eligible_entities": ["GmbH"],
+            "keywords": ["Digitalisierung"]
+        }
+    })
+}
+
+/// (grant_id, score) per rank.
+fn ranking(results: &Value) -> Vec<(String, u64)> {
+    results
+        .as_array()
+        .unwrap_or_else(|| panic!("results is not an array: {results}"))
+        .iter()
+        .map(|m| {
+            (
+                m["grant_id"].as_str().unwrap().to_string(),
+                m["relevance_score"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A synchronous matching answered before a crash (SIGKILL) is there after the restart,
+/// unchanged, and still invisible to other partners.
+#[test]
+fn sync_matching_survives_a_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, model, token, other) = matching_setup(tmp.path());
+    let body = matching_body(
+        "kmu-restart-1",
+        "Kleines Unternehmen in Bayern digitalisiert seine Fertigung mit KI.",
+    );
+
+    let server = Server::start_with(&data, tmp.path(), Some(&model), "first");
+    let (status, v) = server.post_matching(&token, &body, false);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "completed");
+    let id = v["matching_request_id"].as_str().unwrap().to_string();
+    let results = v["results"].clone();
+    assert!(!results.as_array().unwrap().is_empty(), "{v}");
+    assert_eq!(v["results_count"], results.as_array().unwrap().len());
+    assert_eq!(v["quota"]["matching_requests_used"], 1);
+    // SIGKILL: no graceful shutdown, nothing flushed on the way out.
+    drop(server);
+
+    let server = Server::start_with(&data, tmp.path(), Some(&model), "second");
+    // Reading stored requests does not wait for the model.
+    let (status, s) = server.get(&format!("/api/v1/matching/{id}"), Some(&token));
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(s["status"], "completed");
+    assert_eq!(s["organization_id"], "kmu-restart-1");
+    assert_eq!(
+        s["results"], results,
+        "stored results changed across the restart"
+    );
+    assert_eq!(s["results_count"], v["results_count"]);
+    let (status, r) = server.get(&format!("/api/v1/matching/{id}/results"), Some(&token));
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["results"], results);
+    let (status, e) = server.get(&format!("/api/v1/matching/{id}"), Some(&other));
+    assert_eq!(status, 404, "{e}");
+    assert_eq!(e["error"]["code"], "not_found");
+
+    // The same profile again in the new process: the same ranking, and the quota
+    // counted the request from before the crash.
+    let (status, again) = server.post_matching(&token, &body, false);
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(ranking(&again["results"]), ranking(&results));
+    assert_eq!(again["quota"]["matching_requests_used"], 2, "{again}");
+}
+
+/// Asynchronous requests accepted (202) just before a crash are completed after the
+/// restart. If one happened to finish before the kill, it must still be completed with
+/// the same results afterwards.
+#[test]
+fn async_matching_interrupted_by_a_crash_completes_after_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, model, token, _) = matching_setup(tmp.path());
+    let descriptions = [
+        "Kleines Unternehmen in Bayern digitalisiert seine Fertigung mit KI und braucht Zuschüsse für Software und Beratung.",
+        "GmbH aus Bayern plant den Breitbandausbau an mehreren Standorten und sucht ein Darlehen.",
+        "Mittelständischer Betrieb in Bayern investiert in Klimaschutz und energieeffiziente Anlagen.",
+        "Start-up (GmbH) in Bayern entwickelt KI-Anwendungen für die Landwirtschaft und sucht Beteiligungskapital.",
+    ];
+    let bodies: Vec<Value> = descriptions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| matching_body(&format!("org-async-{i}"), d))
+        .collect();
+
+    let server = Server::start_with(&data, tmp.path(), Some(&model), "first");
+    // Wait until the model is loaded (a synchronous request answers), so the async
+    // requests below are accepted rather than refused with 503.
+    let (status, warm) =
+        server.post_matching(&token, &matching_body("warm-up", "Aufwärmen"), false);
+    assert_eq!(status, 200, "{warm}");
+    let mut ids = Vec::new();
+    for b in &bodies {
+        let (status, v) = server.post_matching(&token, b, true);
+        assert_eq!(status, 202, "{v}");
+        assert_eq!(v["status"], "pending");
+        ids.push(v["matching_request_id"].as_str().unwrap().to_string());
+    }
+    // Crash right after the last 202.
+    drop(server);
+
+    let server = Server::start_with(&data, tmp.path(), Some(&model), "second");
+    for (id, b) in ids.iter().zip(&bodies) {
+        let done = server.wait_completed(&token, id);
+        assert_eq!(done["organization_id"], b["organization_id"]);
+        let results = &done["results"];
+        assert!(!results.as_array().unwrap().is_empty(), "{done}");
+        assert_eq!(done["results_count"], results.as_array().unwrap().len());
+        let (status, r) = server.get(&format!("/api/v1/matching/{id}/results"), Some(&token));
+        assert_eq!(status, 200, "{r}");
+        assert_eq!(&r["results"], results);
+        // The same ranking as a fresh synchronous request of the same profile.
+        let (status, sync) = server.post_matching(&token, b, false);
+        assert_eq!(status, 200, "{sync}");
+        assert_eq!(ranking(&sync["results"]), ranking(results), "{id}");
+    }
+    let log = server.log();
+    if log.contains("interrupted by a restart") {
+        eprintln!("pending requests were completed after the restart");
+    } else {
+        eprintln!("all async requests had completed before the kill");
+    }
 }

@@ -237,7 +237,7 @@ impl Catalogue {
     }
 
     /// Resolves a region given as UUID, slug, code or German/English name (case- and
-    /// umlaut-insensitive).
+    /// umlaut-insensitive), in that order of precedence.
     pub fn find_region(&self, value: &str) -> Option<Idx> {
         if let Ok(id) = Uuid::parse_str(value.trim()) {
             return self.region_idx(&id);
@@ -245,33 +245,37 @@ impl Catalogue {
         let folded = fold_name(value);
         let slugged = folded.replace(' ', "-");
         let code = value.trim().to_ascii_uppercase();
-        self.regions
-            .iter()
-            .position(|r| {
-                r.slug == slugged
-                    || r.code == code
-                    || fold_name(&r.name_de) == folded
-                    || fold_name(&r.name_en) == folded
-            })
-            .map(|i| i as Idx)
+        let continent_code = format!("continent:{code}");
+        first_match(
+            &self.regions,
+            &[
+                &|r: &Region| r.slug == slugged,
+                &|r: &Region| r.code == code || r.code == continent_code,
+                &|r: &Region| fold_name(&r.name_de) == folded || fold_name(&r.name_en) == folded,
+            ],
+        )
     }
 
-    /// Resolves a grant area given as UUID, slug, code or German/English name.
+    /// Resolves a grant area given as UUID, slug, code or German/English name, in that
+    /// order of precedence; a name shared by a parent and a sub-area means the parent.
     pub fn find_area(&self, value: &str) -> Option<Idx> {
         if let Ok(id) = Uuid::parse_str(value.trim()) {
             return self.area_idx(&id);
         }
         let folded = fold_name(value);
         let slugged = folded.replace(' ', "-");
-        self.grant_areas
-            .iter()
-            .position(|a| {
-                a.slug == slugged
-                    || a.code == value.trim()
-                    || fold_name(&a.name_de) == folded
-                    || fold_name(&a.name_en) == folded
-            })
-            .map(|i| i as Idx)
+        let code = value.trim();
+        let name =
+            |a: &GrantArea| fold_name(&a.name_de) == folded || fold_name(&a.name_en) == folded;
+        first_match(
+            &self.grant_areas,
+            &[
+                &|a: &GrantArea| a.slug == slugged,
+                &|a: &GrantArea| a.code == code,
+                &|a: &GrantArea| a.parent_id.is_none() && name(a),
+                &name,
+            ],
+        )
     }
 
     /// Resolves an eligible entity given as UUID, slug, code, name, plural or alias.
@@ -281,17 +285,20 @@ impl Catalogue {
         }
         let folded = fold_name(value);
         let slugged = folded.replace(' ', "-");
-        self.eligible_entities
-            .iter()
-            .position(|e| {
-                e.slug == slugged
-                    || e.code == value.trim()
-                    || [&e.name_de, &e.name_en, &e.name_plural_de, &e.name_plural_en]
+        let code = value.trim();
+        first_match(
+            &self.eligible_entities,
+            &[
+                &|e: &EligibleEntity| e.slug == slugged,
+                &|e: &EligibleEntity| e.code == code,
+                &|e: &EligibleEntity| {
+                    [&e.name_de, &e.name_en, &e.name_plural_de, &e.name_plural_en]
                         .into_iter()
                         .chain(e.aliases.iter())
                         .any(|n| fold_name(n) == folded)
-            })
-            .map(|i| i as Idx)
+                },
+            ],
+        )
     }
 
     /// Resolves a target group given as UUID, slug, code, name or alias.
@@ -301,16 +308,27 @@ impl Catalogue {
         }
         let folded = fold_name(value);
         let slugged = folded.replace(' ', "-");
-        self.target_groups
-            .iter()
-            .position(|g| {
-                g.slug == slugged
-                    || g.code == value.trim()
-                    || [&g.name_de, &g.name_en]
+        let code = value.trim();
+        first_match(
+            &self.target_groups,
+            &[
+                &|g: &TargetGroup| g.slug == slugged,
+                &|g: &TargetGroup| g.code == code,
+                &|g: &TargetGroup| {
+                    [&g.name_de, &g.name_en]
                         .into_iter()
                         .chain(g.aliases.iter())
                         .any(|n| fold_name(n) == folded)
-            })
-            .map(|i| i as Idx)
+                },
+            ],
+        )
     }
+}
+
+/// The first record matching the first rule that matches any record.
+fn first_match<T>(items: &[T], rules: &[&dyn Fn(&T) -> bool]) -> Option<Idx> {
+    rules
+        .iter()
+        .find_map(|rule| items.iter().position(|x| rule(x)))
+        .map(|i| i as Idx)
 }

@@ -10,6 +10,7 @@
 //! CLI, Python) hold an [`Engine`] and call it.
 
 pub mod catalogue;
+pub mod classify;
 pub mod embed;
 pub mod error;
 pub mod matching;

@@ -124,6 +124,9 @@ pub struct Match {
     pub match_category: &'static str,
     pub match_reason: String,
     pub components: Components,
+    /// Weighted mean of the components before calibration (orders ties of the clamped
+    /// score: a Land programme at 100 still beats a national one at 100).
+    pub total: f32,
     /// Keywords of the profile found in the grant text (facts for the reason).
     pub matched_keywords: Vec<String>,
 }
@@ -135,6 +138,8 @@ pub enum RegionFit {
     Local(Idx),
     /// A programme of a larger area containing the organisation's region.
     Wider(Idx),
+    /// A programme for a part (the first) of the organisation's wider region (the second).
+    Inside(Idx, Idx),
     /// The profile names no region.
     Unspecified,
 }
@@ -190,10 +195,12 @@ impl Candidates<'_> {
         {
             return false;
         }
-        // Grants without eligibility data are not excluded: unknown is not "no".
+        // Only eligibility stated by the source excludes: grants without eligibility data
+        // or with derived (classifier) eligibility stay; unknown is not "no".
         let entities = cat.grant_entities(g);
         if !p.eligible_entities.is_empty()
             && !entities.is_empty()
+            && grant.classification.as_deref() != Some("derived")
             && !entities.iter().any(|e| p.eligible_entities.contains(e))
         {
             return false;
@@ -209,8 +216,12 @@ fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, RegionFit) 
     let mut best = (0.0f32, RegionFit::Unspecified);
     for &r in cat.grant_regions(g) {
         for &o in &p.regions {
-            let fit = if cat.region_within(r, o) {
+            let fit = if r == o {
                 (1.0, RegionFit::Local(r))
+            } else if cat.region_within(r, o) {
+                // A programme for a part of the organisation's (wider) region: it may or
+                // may not cover the organisation's location.
+                (0.5, RegionFit::Inside(r, o))
             } else if cat.region_within(o, r) {
                 match cat.regions[r as usize].region_type {
                     RegionType::State => (1.0, RegionFit::Local(r)),
@@ -354,8 +365,13 @@ pub fn rank(
             let entities = cat.grant_entities(g);
             let entity_fit = if profile.eligible_entities.is_empty() || entities.is_empty() {
                 0.5
-            } else {
+            } else if entities
+                .iter()
+                .any(|e| profile.eligible_entities.contains(e))
+            {
                 1.0
+            } else {
+                0.2
             };
             let np_fit = match (profile.is_non_profit, grant.non_profit_only) {
                 (Some(true), Some(true)) => 1.0,
@@ -390,13 +406,15 @@ pub fn rank(
                 + w.eligibility * eligibility
                 + w.deadline * deadline
                 + w.budget * budget;
-            let score = calibrate(total / weight_sum);
+            let total = total / weight_sum;
+            let score = calibrate(total);
             Match {
                 grant: g,
                 rank: 0,
                 relevance_score: score,
                 match_category: category(score),
                 match_reason: String::new(),
+                total,
                 components,
                 matched_keywords,
             }
@@ -405,6 +423,7 @@ pub fn rank(
     results.sort_by(|a, b| {
         b.relevance_score
             .cmp(&a.relevance_score)
+            .then(b.total.total_cmp(&a.total))
             .then(b.components.cosine.total_cmp(&a.components.cosine))
             .then(
                 cat.grants[a.grant as usize]

@@ -110,6 +110,14 @@ impl MatchInput {
                 "the request body must be a JSON object".into(),
             ));
         }
+        // serde would accept a struct written as an array; the API does not.
+        for field in ["organization_profile", "project"] {
+            if v.get(field).is_some_and(|x| !x.is_object() && !x.is_null()) {
+                return Err(Error::InvalidInput(format!(
+                    "{field}: must be a JSON object"
+                )));
+            }
+        }
         serde_path_to_error::deserialize(v).map_err(|e| {
             let path = e.path().to_string();
             Error::InvalidInput(format!("{path}: {}", e.into_inner()))

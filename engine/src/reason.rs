@@ -112,6 +112,19 @@ pub(crate) fn explain(
                 (false, false) => format!("a programme for {}", region_name(r)),
             })
         }
+        RegionFit::Inside(r, o) => facts.push(if de {
+            format!(
+                "Programm für {} (innerhalb Ihrer Region {})",
+                region_name(r),
+                region_name(o)
+            )
+        } else {
+            format!(
+                "a programme for {} (within your region {})",
+                region_name(r),
+                region_name(o)
+            )
+        }),
         RegionFit::Unspecified => {}
     }
     let entities_in_common: Vec<String> = cat
@@ -127,7 +140,9 @@ pub(crate) fn explain(
             }
         })
         .collect();
-    if !entities_in_common.is_empty() {
+    // Eligibility guessed by the classifier is not a fact: only source-stated eligibility
+    // is quoted.
+    if !entities_in_common.is_empty() && grant.classification.as_deref() != Some("derived") {
         facts.push(if de {
             format!(
                 "antragsberechtigt sind u. a. {}",

@@ -28,7 +28,6 @@ use std::fs;
 use std::path::Path;
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use pulp::{Arch, Simd, WithSimd};
 use rayon::prelude::*;
@@ -48,7 +47,7 @@ const BATCH: usize = 32;
 
 /// Up to this many rows, [`GrantVectors::top_k`] scans the exact f32 matrix (a few MB
 /// that stay in the caches); above, the int8 scan plus exact rescoring is faster.
-pub const EXACT_SCAN_MAX_ROWS: usize = 16_384;
+pub const EXACT_SCAN_MAX_ROWS: usize = 4096;
 /// Rows per parallel task of a scan.
 const BLOCK_ROWS: usize = 4096;
 /// Width of the int8 code rows (dimension rounded up; padding is zero).
@@ -351,10 +350,10 @@ impl GrantVectors {
             })
         });
         let mut exact = TopK::new(k);
-        for cand in approx.heap {
+        for (row, _) in approx.into_sorted() {
             exact.offer(Scored {
-                score: dot(self.row(cand.0.row as usize), query),
-                row: cand.0.row,
+                score: dot(self.row(row as usize), query),
+                row,
             });
         }
         exact.into_sorted()
@@ -431,94 +430,82 @@ fn quantize_query(query: &[f32], stride: usize) -> Vec<i16> {
     q
 }
 
-/// A scored row; `Ord` puts the *worse* one first-out of the heap (lower score, then
-/// higher row), so a max-heap of these keeps the best rows.
+/// A scored row.
 #[derive(Debug, Clone, Copy)]
 struct Scored {
     score: f32,
     row: Idx,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Worst(Scored);
-
-impl PartialEq for Worst {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Worst {}
-impl PartialOrd for Worst {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Worst {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .0
-            .score
-            .total_cmp(&self.0.score)
-            .then(self.0.row.cmp(&other.0.row))
-    }
+/// Best first: higher score, then lower row.
+fn best_first(a: &Scored, b: &Scored) -> Ordering {
+    b.score.total_cmp(&a.score).then(a.row.cmp(&b.row))
 }
 
-/// The best `k` rows seen so far.
+/// The best `k` rows seen so far: a buffer of up to `4k` candidates, cut back to the
+/// best `k` (a linear-time selection) whenever it fills. The bar — the `k`-th best
+/// score at the last cut — only rises, and most rows of a scan fall below it.
 struct TopK {
     k: usize,
-    heap: BinaryHeap<Worst>,
+    buf: Vec<Scored>,
+    bar: f32,
 }
 
 impl TopK {
     fn new(k: usize) -> Self {
         TopK {
             k,
-            heap: BinaryHeap::with_capacity(k + 1),
+            buf: Vec::with_capacity(Self::capacity(k)),
+            bar: f32::NEG_INFINITY,
         }
     }
 
-    /// Scores below this cannot enter (−∞ while not full). Equal scores may, by row.
+    fn capacity(k: usize) -> usize {
+        (4 * k).max(64)
+    }
+
+    /// Rows scoring below this cannot enter; equal scores may (by row).
     #[inline(always)]
     fn bar(&self) -> f32 {
-        if self.heap.len() < self.k {
-            f32::NEG_INFINITY
-        } else {
-            self.heap.peek().map_or(f32::NEG_INFINITY, |w| w.0.score)
-        }
-    }
-
-    /// Would `s` enter? (For the rows that pass [`TopK::bar`].)
-    #[inline]
-    fn admits(&self, s: Scored) -> bool {
-        self.heap.len() < self.k || self.heap.peek().is_some_and(|w| Worst(s) < *w)
+        self.bar
     }
 
     fn offer(&mut self, s: Scored) {
-        if self.admits(s) {
-            self.heap.push(Worst(s));
-            if self.heap.len() > self.k {
-                self.heap.pop();
+        if s.score >= self.bar {
+            self.buf.push(s);
+            if self.buf.len() >= Self::capacity(self.k) {
+                self.cut();
             }
         }
     }
 
-    fn merge(mut self, other: TopK) -> TopK {
-        if self.heap.len() < other.heap.len() {
-            return other.merge(self);
+    /// Keeps the best `k` and raises the bar to the worst of them.
+    fn cut(&mut self) {
+        if self.buf.len() > self.k {
+            self.buf.select_nth_unstable_by(self.k - 1, best_first);
+            self.buf.truncate(self.k);
         }
-        for s in other.heap {
-            self.offer(s.0);
+        if self.buf.len() == self.k {
+            self.bar = self
+                .buf
+                .iter()
+                .map(|s| s.score)
+                .fold(f32::INFINITY, f32::min);
+        }
+    }
+
+    fn merge(mut self, other: TopK) -> TopK {
+        self.bar = self.bar.max(other.bar);
+        for s in other.buf {
+            self.offer(s);
         }
         self
     }
 
-    fn into_sorted(self) -> Vec<(Idx, f32)> {
-        // Ascending by `Worst` = best first.
-        self.heap
-            .into_sorted_vec()
-            .into_iter()
-            .map(|w| (w.0.row, w.0.score))
-            .collect()
+    fn into_sorted(mut self) -> Vec<(Idx, f32)> {
+        self.buf.sort_unstable_by(best_first);
+        self.buf.truncate(self.k);
+        self.buf.into_iter().map(|s| (s.row, s.score)).collect()
     }
 }
 
@@ -549,7 +536,7 @@ where
 /// Offers a row that passed the bar: checks the filter, then inserts.
 #[inline(never)]
 fn offer_row<F: Fn(Idx) -> bool>(top: &mut TopK, keep: &F, s: Scored) -> f32 {
-    if top.admits(s) && keep(s.row) {
+    if keep(s.row) {
         top.offer(s);
     }
     top.bar()
@@ -628,7 +615,7 @@ fn dot_codes(code: &[i8], query: &[i16]) -> i32 {
 /// the result is the same wherever it is computed).
 #[inline(always)]
 fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
-    const LANES: usize = 32;
+    const LANES: usize = 16;
     let mut acc = [0f32; LANES];
     let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
     let tail: f32 = ca

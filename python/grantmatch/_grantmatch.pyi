@@ -2,22 +2,39 @@
 
 import datetime
 import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "Calibration",
+    "CatalogueError",
+    "DIM",
+    "Engine",
+    "GrantmatchError",
+    "InvalidInputError",
+    "MAX_RESULTS",
+    "MatchWeights",
+    "ModelError",
+    "UnknownIdError",
+    "__version__",
+    "default_data_dir",
+    "default_model_dir",
+    "evaluate",
+    "import_catalogue",
+]
 __version__: str
 DIM: int
 """Dimension of the embeddings (384, multilingual-e5-small)."""
 MAX_RESULTS: int
 """Most matches one matching returns (25)."""
 
-StrPath = Union[str, "os.PathLike[str]"]
-DateLike = Union[datetime.date, str]
-WeightsLike = Union["MatchWeights", Mapping[str, float]]
-CalibrationLike = Union["Calibration", Mapping[str, float]]
-Json = Dict[str, Any]
+_StrPath = Union[str, "os.PathLike[str]"]
+_DateLike = Union[datetime.date, str]
+_WeightsLike = Union["MatchWeights", Mapping[str, float]]
+_CalibrationLike = Union["Calibration", Mapping[str, float]]
+_Json = Dict[str, Any]
 
 class GrantmatchError(Exception):
     """Base class of every error raised by grantmatch; the message is the engine's."""
@@ -37,6 +54,7 @@ class CatalogueError(GrantmatchError):
     """The data directory has no imported catalogue, or it cannot be read (I/O error,
     corrupt snapshot, search index failure)."""
 
+@final
 class MatchWeights:
     """Weights of the score components of a match (relative: only ratios matter).
 
@@ -60,8 +78,8 @@ class MatchWeights:
     budget: float
     """Project budget within the programme's maximum amount."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         semantic: Optional[float] = None,
         keyword: Optional[float] = None,
@@ -70,7 +88,7 @@ class MatchWeights:
         eligibility: Optional[float] = None,
         deadline: Optional[float] = None,
         budget: Optional[float] = None,
-    ) -> None:
+    ) -> "MatchWeights":
         """Weights; a field left out (None) takes its default."""
     def to_dict(self) -> Dict[str, float]:
         """The weights as a dict (field name -> weight)."""
@@ -80,8 +98,9 @@ class MatchWeights:
         InvalidInputError."""
     def replace(self, **changes: float) -> "MatchWeights":
         """A copy with some fields replaced: ``w.replace(keyword=0.3)``."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
+@final
 class Calibration:
     """Calibration of the semantic component: cosines in [cosine_low, cosine_high] map
     linearly onto [0, 1] (clamped).
@@ -94,14 +113,15 @@ class Calibration:
     cosine_high: float
     """Cosine mapped to 1 (must exceed cosine_low)."""
 
-    def __init__(
-        self, *, cosine_low: Optional[float] = None, cosine_high: Optional[float] = None
-    ) -> None:
+    def __new__(
+        cls, *, cosine_low: Optional[float] = None, cosine_high: Optional[float] = None
+    ) -> "Calibration":
         """A calibration; a field left out (None) takes its default."""
     def to_dict(self) -> Dict[str, float]:
         """The calibration as a dict."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
+@final
 class Engine:
     """An imported grant catalogue and the embedding model, ready to list, embed and match.
 
@@ -111,8 +131,8 @@ class Engine:
 
     @staticmethod
     def open(
-        data_dir: Optional[StrPath] = None,
-        model_dir: Optional[StrPath] = None,
+        data_dir: Optional[_StrPath] = None,
+        model_dir: Optional[_StrPath] = None,
         *,
         model_variant: Optional[str] = None,
         threads: Optional[int] = None,
@@ -153,7 +173,7 @@ class Engine:
         grant_provider_id: Optional[str] = None,
         grant_type: Optional[str] = None,
         limit: Optional[int] = None,
-    ) -> List[Json]:
+    ) -> List[_Json]:
         """Grants as dicts with the fields of ``GET /api/v1/grants`` items.
 
         Filters combine with AND, values of one filter with OR. Regions and areas are
@@ -162,21 +182,21 @@ class Engine:
 
         Raises UnknownIdError (unknown region/area/provider), InvalidInputError (grant type).
         """
-    def grant(self, id_or_slug: str) -> Json:
+    def grant(self, id_or_slug: str) -> _Json:
         """One grant with every field of ``GET /api/v1/grants/{id}``; UnknownIdError if none."""
     def providers(
         self, q: Optional[str] = None, *, provider_type: Optional[str] = None
-    ) -> List[Json]:
+    ) -> List[_Json]:
         """Grant providers (fields of ``GET /api/v1/grant_providers``) ordered by name."""
-    def provider(self, id_or_slug: str) -> Json:
+    def provider(self, id_or_slug: str) -> _Json:
         """One grant provider; UnknownIdError if none."""
-    def regions(self) -> List[Json]:
+    def regions(self) -> List[_Json]:
         """All regions, flat (``GET /api/v1/regions?flat=true``)."""
-    def grant_areas(self) -> List[Json]:
+    def grant_areas(self) -> List[_Json]:
         """All grant areas, flat (``GET /api/v1/grant_areas?flat=true&include_parent=true``)."""
-    def eligible_entities(self) -> List[Json]:
+    def eligible_entities(self) -> List[_Json]:
         """All eligible entities (``GET /api/v1/eligible_entities``)."""
-    def target_groups(self) -> List[Json]:
+    def target_groups(self) -> List[_Json]:
         """All target groups (``GET /api/v1/target_groups``)."""
     def embed(
         self, texts: Union[str, Sequence[str]], kind: str = "query"
@@ -197,11 +217,11 @@ class Engine:
         *,
         locale: Optional[str] = None,
         limit: int = 25,
-        weights: Optional[WeightsLike] = None,
-        calibration: Optional[CalibrationLike] = None,
+        weights: Optional[_WeightsLike] = None,
+        calibration: Optional[_CalibrationLike] = None,
         explain: bool = False,
-        today: Optional[DateLike] = None,
-    ) -> List[Json]:
+        today: Optional[_DateLike] = None,
+    ) -> List[_Json]:
         """Ranks grants for a profile: the results of ``POST /api/v1/matching``.
 
         ``profile`` is an ``organization_profile`` dict, a whole request body, or a
@@ -219,9 +239,9 @@ def evaluate(
     qrels: Mapping[str, Mapping[str, int]],
     *,
     k: int = 10,
-    weights: Optional[WeightsLike] = None,
-    calibration: Optional[CalibrationLike] = None,
-    today: Optional[DateLike] = None,
+    weights: Optional[_WeightsLike] = None,
+    calibration: Optional[_CalibrationLike] = None,
+    today: Optional[_DateLike] = None,
 ) -> Dict[str, Any]:
     """nDCG@k and Recall@25 of the matching on labelled profiles.
 
@@ -231,9 +251,9 @@ def evaluate(
     """
 
 def import_catalogue(
-    source_dir: StrPath,
-    data_dir: Optional[StrPath] = None,
-    model_dir: Optional[StrPath] = None,
+    source_dir: _StrPath,
+    data_dir: Optional[_StrPath] = None,
+    model_dir: Optional[_StrPath] = None,
     *,
     model_variant: Optional[str] = None,
     embeddings: bool = True,

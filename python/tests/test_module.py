@@ -5,7 +5,11 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 import grantmatch
 from conftest import REPO
@@ -84,6 +88,11 @@ def test_stub_declares_every_public_name_and_member():
             declared.add(node.target.id)
     native = [n for n in grantmatch.__all__ if n != "load_eval_set"]
     assert set(native) <= declared, set(native) - declared
+    stub_all = next(
+        ast.literal_eval(n.value) for n in tree.body
+        if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets)
+    )
+    assert sorted(stub_all) == sorted(native)
     for name in ("Engine", "MatchWeights", "Calibration"):
         runtime = {m for m in vars(getattr(grantmatch, name)) if not m.startswith("_")}
         stub = {m for m in stub_members(classes[name]) if not m.startswith("_")}
@@ -100,12 +109,12 @@ def test_stub_signatures_match_the_runtime():
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         obj = getattr(grantmatch, cls.name)
         for fn in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
-            if fn.name.startswith("__") and fn.name != "__init__":
+            if fn.name.startswith("__") and fn.name != "__new__":
                 continue
             if any(isinstance(d, ast.Name) and d.id == "property" for d in fn.decorator_list):
                 assert fn.name in vars(obj), fn.name
                 continue
-            target = obj if fn.name == "__init__" else getattr(obj, fn.name)
+            target = obj if fn.name == "__new__" else getattr(obj, fn.name)
             runtime = [p for p in inspect.signature(target).parameters if p != "self"]
             assert params(fn) == runtime, f"{cls.name}.{fn.name}"
 
@@ -134,3 +143,13 @@ def test_documented_default_weights_are_the_engines():
             assert re.search(rf"\b{name}\b\W+{re.escape(repr(value))}\b", text) or re.search(
                 rf"\b{name}={re.escape(repr(value))}", text
             ), f"{doc.name}: default {name}={value!r} is not documented"
+
+
+def test_stubtest_accepts_the_stub(tmp_path):
+    """mypy's stubtest compares the stub with the compiled module."""
+    pytest.importorskip("mypy")
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "grantmatch"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -7,6 +7,8 @@
 //! JSONL files (see `common`).
 
 mod common;
+#[path = "api/matching.rs"]
+mod matching;
 
 use std::collections::BTreeSet;
 

@@ -1,0 +1,1437 @@
+//! Integration tests of matching in the engine (no server):
+//!
+//! - filter semantics as properties: the results on the synthetic `tiny` catalogue are
+//!   exactly the candidates an independent reading of the rules gives, and adding a
+//!   filter never adds a result — with random vectors (many cases) and with the real
+//!   embedding model; the candidate sets of the real catalogue likewise;
+//! - the calibration bands of `matching::category` and their use in results;
+//! - match reasons in German and English are built only from true facts.
+//!
+//! Tests that need the embedding model load it once per binary from
+//! `GRANTMATCH_MODEL_DIR` (default `~/.cache/grantmatch/model`) and FAIL with a clear
+//! message when it is missing: `make test` builds it first.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use chrono::NaiveDate;
+use grantmatch_engine::catalogue::{Catalogue, Idx};
+use grantmatch_engine::embed::{Embedder, ModelConfig, ModelVariant};
+use grantmatch_engine::matching::{self, category, Match, MatchOptions, MatchWeights};
+use grantmatch_engine::model::RegionType;
+use grantmatch_engine::profile::{Locale, MatchInput, ResolvedProfile};
+use grantmatch_engine::records::CatalogueRecords;
+use grantmatch_engine::text::{analyze, fold_name};
+use grantmatch_engine::{Engine, GrantVectors, ResolvedScope, Scope};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+// ---------------------------------------------------------------------------------
+// Fixtures
+// ---------------------------------------------------------------------------------
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("engine crate lives in the workspace")
+        .to_path_buf()
+}
+
+fn load_engine(rel: &str) -> Engine {
+    let dir = repo().join(rel);
+    let records =
+        CatalogueRecords::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    Engine::from_records(records).expect("engine builds")
+}
+
+/// The tiny catalogue without vectors (filters, reference data).
+fn tiny() -> &'static Engine {
+    static E: OnceLock<Engine> = OnceLock::new();
+    E.get_or_init(|| load_engine("fixtures/test-catalogues/tiny"))
+}
+
+/// The real catalogue without vectors (candidate sets only).
+fn real() -> &'static Engine {
+    static E: OnceLock<Engine> = OnceLock::new();
+    E.get_or_init(|| load_engine("fixtures/catalogue"))
+}
+
+fn model_dir() -> PathBuf {
+    match std::env::var_os("GRANTMATCH_MODEL_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+            .join(".cache/grantmatch/model"),
+    }
+}
+
+/// The embedding model, loaded once per test binary. Fails (never skips) when the
+/// assets are missing.
+fn embedder() -> Arc<Embedder> {
+    static E: OnceLock<Arc<Embedder>> = OnceLock::new();
+    E.get_or_init(|| {
+        let variant = std::env::var("GRANTMATCH_MODEL_VARIANT")
+            .ok()
+            .and_then(|v| ModelVariant::parse(&v))
+            .unwrap_or(ModelVariant::Fp32);
+        let cfg = ModelConfig {
+            dir: model_dir(),
+            variant,
+            threads: None,
+        };
+        match Embedder::load(&cfg) {
+            Ok(e) => Arc::new(e),
+            Err(e) => panic!(
+                "this test needs the embedding model, which could not be loaded from {}: {e}\n\
+                 Build the assets with `make model` (scripts/model/fetch.sh) or point \
+                 GRANTMATCH_MODEL_DIR at a directory that has them.",
+                cfg.dir.display()
+            ),
+        }
+    })
+    .clone()
+}
+
+/// The tiny catalogue with real embeddings computed in memory.
+fn tiny_embedded() -> &'static Engine {
+    static E: OnceLock<Engine> = OnceLock::new();
+    E.get_or_init(|| {
+        let embedder = embedder();
+        let engine = load_engine("fixtures/test-catalogues/tiny");
+        let (vectors, embedded) =
+            GrantVectors::build(&engine.catalogue, &embedder, None, &|_, _| {})
+                .expect("embedding the tiny catalogue");
+        assert_eq!(embedded, engine.catalogue.grants.len());
+        engine.with_vectors(vectors).expect("vectors fit")
+    })
+}
+
+fn date(s: &str) -> NaiveDate {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+}
+
+/// Days at which the tiny catalogue's deadlines differ: before and after the end of
+/// testprogramm-2 (2025-06-30), now-ish, and after the end of testprogramm-1 (2030).
+const DAYS: [&str; 4] = ["2025-06-01", "2025-07-01", "2026-11-22", "2031-01-01"];
+
+/// Partner scopes of the tiny catalogue: unrestricted, Bayern, the sub-area KI.
+fn scope(engine: &Engine, which: usize) -> ResolvedScope {
+    let cat = &engine.catalogue;
+    let region = |slug: &str| cat.regions.iter().find(|r| r.slug == slug).unwrap().id;
+    let area = |slug: &str| cat.grant_areas.iter().find(|a| a.slug == slug).unwrap().id;
+    let scope = match which % 3 {
+        0 => Scope::unrestricted(),
+        1 => Scope {
+            region_ids: vec![region("bayern")],
+            grant_area_ids: vec![],
+        },
+        _ => Scope {
+            region_ids: vec![],
+            grant_area_ids: vec![area("digitalisierung-ki")],
+        },
+    };
+    engine.resolve_scope(&scope)
+}
+
+// ---------------------------------------------------------------------------------
+// Random profiles
+// ---------------------------------------------------------------------------------
+
+/// Filters of a profile as (record index, spelling) pairs; indices are taken modulo
+/// the vocabulary size, the spelling picks UUID, slug, German or English name, code.
+#[derive(Debug, Clone, Default)]
+struct Filters {
+    regions: Vec<(usize, usize)>,
+    areas: Vec<(usize, usize)>,
+    entities: Vec<(usize, usize)>,
+    non_profit: Option<bool>,
+}
+
+fn filters() -> impl Strategy<Value = Filters> {
+    let list = || prop::collection::vec((0usize..1000, 0usize..6), 0..3);
+    (list(), list(), list(), prop::option::of(any::<bool>())).prop_map(
+        |(regions, areas, entities, non_profit)| Filters {
+            regions,
+            areas,
+            entities,
+            non_profit,
+        },
+    )
+}
+
+/// `base` with more filters: every empty filter of `base` takes the one of `extra`,
+/// every non-empty list keeps a non-empty subset of its values (values of one field
+/// are alternatives, so fewer values restrict), and an unknown `is_non_profit` may
+/// become known.
+fn restrict(base: &Filters, extra: &Filters, keep: u32) -> Filters {
+    let sub = |b: &Vec<(usize, usize)>, e: &Vec<(usize, usize)>, shift: u32| {
+        if b.is_empty() {
+            return e.clone();
+        }
+        let kept: Vec<(usize, usize)> = b
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep >> (shift + *i as u32) & 1 == 1)
+            .map(|(_, v)| *v)
+            .collect();
+        if kept.is_empty() {
+            vec![b[0]]
+        } else {
+            kept
+        }
+    };
+    Filters {
+        regions: sub(&base.regions, &extra.regions, 0),
+        areas: sub(&base.areas, &extra.areas, 4),
+        entities: sub(&base.entities, &extra.entities, 8),
+        non_profit: base.non_profit.or(extra.non_profit),
+    }
+}
+
+fn region_spelling(cat: &Catalogue, (i, s): (usize, usize)) -> String {
+    let r = &cat.regions[i % cat.regions.len()];
+    match s % 5 {
+        0 => r.id.to_string(),
+        1 => r.slug.clone(),
+        2 => r.name_de.clone(),
+        3 => r.name_en.to_uppercase(),
+        _ => r.code.clone(),
+    }
+}
+
+fn area_spelling(cat: &Catalogue, (i, s): (usize, usize)) -> String {
+    let a = &cat.grant_areas[i % cat.grant_areas.len()];
+    match s % 4 {
+        0 => a.id.to_string(),
+        1 => a.slug.clone(),
+        2 => a.name_de.clone(),
+        _ => a.name_en.clone(),
+    }
+}
+
+fn entity_spelling(cat: &Catalogue, (i, s): (usize, usize)) -> String {
+    let e = &cat.eligible_entities[i % cat.eligible_entities.len()];
+    match s % 5 {
+        0 => e.id.to_string(),
+        1 => e.slug.clone(),
+        2 => e.name_de.clone(),
+        3 => e.name_en.clone(),
+        _ => e.aliases.first().unwrap_or(&e.name_plural_de).clone(),
+    }
+}
+
+fn profile_json(cat: &Catalogue, f: &Filters, description: &str, locale: &str) -> Value {
+    profile_json_spelled(cat, f, description, locale, true)
+}
+
+/// `names = false` spells filter values only as UUIDs and slugs, areas only as UUIDs:
+/// in the real catalogue sub-areas share names with other areas, and a top-level slug
+/// equals the folded name of such a sub-area (see
+/// `area_names_and_slugs_shared_with_sub_areas_resolve_to_the_top_level_area`).
+fn profile_json_spelled(
+    cat: &Catalogue,
+    f: &Filters,
+    description: &str,
+    locale: &str,
+    names: bool,
+) -> Value {
+    let f = &if names {
+        f.clone()
+    } else {
+        let ids_or_slugs = |v: &Vec<(usize, usize)>| v.iter().map(|&(i, s)| (i, s % 2)).collect();
+        Filters {
+            regions: ids_or_slugs(&f.regions),
+            areas: f.areas.iter().map(|&(i, _)| (i, 0)).collect(),
+            entities: ids_or_slugs(&f.entities),
+            non_profit: f.non_profit,
+        }
+    };
+    let mut p = json!({
+        "description": description,
+        "regions": f.regions.iter().map(|&x| region_spelling(cat, x)).collect::<Vec<_>>(),
+        "grant_areas": f.areas.iter().map(|&x| area_spelling(cat, x)).collect::<Vec<_>>(),
+        "eligible_entities": f.entities.iter().map(|&x| entity_spelling(cat, x)).collect::<Vec<_>>(),
+        "locale": locale,
+    });
+    if let Some(np) = f.non_profit {
+        p["is_non_profit"] = json!(np);
+    }
+    json!({"organization_id": "org-prop", "organization_profile": p})
+}
+
+fn resolve(cat: &Catalogue, f: &Filters, description: &str) -> ResolvedProfile {
+    resolve_spelled(cat, f, description, true)
+}
+
+fn resolve_spelled(
+    cat: &Catalogue,
+    f: &Filters,
+    description: &str,
+    names: bool,
+) -> ResolvedProfile {
+    let body = profile_json_spelled(cat, f, description, "de", names);
+    let input = MatchInput::from_value(body.clone()).expect("well-typed body");
+    let p = input.resolve(cat).unwrap_or_else(|e| panic!("{body}: {e}"));
+    // Every spelling resolves to the record it was made from.
+    let want = |v: &Vec<(usize, usize)>, n: usize| {
+        let mut out: Vec<Idx> = Vec::new();
+        for &(i, _) in v {
+            let i = (i % n) as Idx;
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+        out
+    };
+    assert_eq!(p.regions, want(&f.regions, cat.regions.len()), "{body}");
+    assert_eq!(
+        p.grant_areas,
+        want(&f.areas, cat.grant_areas.len()),
+        "{body}"
+    );
+    assert_eq!(
+        p.eligible_entities,
+        want(&f.entities, cat.eligible_entities.len()),
+        "{body}"
+    );
+    p
+}
+
+/// The candidates by an independent reading of the rules: visible, open on `today`
+/// (end date not passed, or ongoing), not non-profit-only for a for-profit, a region
+/// equal to / inside / containing a profile region, likewise a grant area, and an
+/// eligible entity of the profile unless the grant lists none or its eligibility was
+/// derived (`classification: "derived"`) rather than stated by the source.
+fn expected(
+    cat: &Catalogue,
+    s: &ResolvedScope,
+    p: &ResolvedProfile,
+    today: NaiveDate,
+) -> BTreeSet<Idx> {
+    let related_region = |r: Idx| {
+        p.regions.iter().any(|&o| {
+            cat.region_ancestors(r).contains(&o) || cat.region_ancestors(o).contains(&r) || r == o
+        })
+    };
+    let related_area = |a: Idx| {
+        p.grant_areas
+            .iter()
+            .any(|&o| a == o || cat.area_parent(a) == Some(o) || cat.area_parent(o) == Some(a))
+    };
+    (0..cat.grants.len() as Idx)
+        .filter(|&g| {
+            let grant = &cat.grants[g as usize];
+            s.is_visible(g)
+                && (grant.ongoing_grant || grant.end_date.is_none_or(|d| d >= today))
+                && !(p.is_non_profit == Some(false) && grant.non_profit_only == Some(true))
+                && (p.regions.is_empty() || cat.grant_regions(g).iter().any(|&r| related_region(r)))
+                && (p.grant_areas.is_empty() || cat.grant_areas(g).iter().any(|&a| related_area(a)))
+                && (p.eligible_entities.is_empty()
+                    || cat.grant_entities(g).is_empty()
+                    || grant.classification.as_deref() == Some("derived")
+                    || cat
+                        .grant_entities(g)
+                        .iter()
+                        .any(|e| p.eligible_entities.contains(e)))
+        })
+        .collect()
+}
+
+fn band(score: u8) -> &'static str {
+    if score >= 70 {
+        "very_suitable"
+    } else if score >= 50 {
+        "partially_suitable"
+    } else if score >= 30 {
+        "conditionally_suitable"
+    } else {
+        "not_suitable"
+    }
+}
+
+/// Shape of a ranked list: at most 25, ranks 1.., sorted by score, scores 0–100,
+/// categories by band, no grant twice.
+#[track_caller]
+fn check_shape(cat: &Catalogue, matches: &[Match]) {
+    assert!(matches.len() <= 25, "{} results", matches.len());
+    let mut seen = BTreeSet::new();
+    for (i, m) in matches.iter().enumerate() {
+        assert_eq!(m.rank, i + 1);
+        assert!(m.relevance_score <= 100, "score {}", m.relevance_score);
+        assert_eq!(m.match_category, band(m.relevance_score));
+        assert!(!m.match_reason.trim().is_empty());
+        assert!(seen.insert(m.grant), "grant {} twice", m.grant);
+        if i > 0 {
+            let prev = &matches[i - 1];
+            assert!(
+                prev.relevance_score >= m.relevance_score,
+                "not sorted: {} then {}",
+                prev.relevance_score,
+                m.relevance_score
+            );
+            if prev.relevance_score == m.relevance_score {
+                // Ties: by the unclamped total, then cosine, then grant id.
+                let (a, b) = (prev.components.cosine, m.components.cosine);
+                assert!(
+                    prev.total > m.total
+                        || (prev.total == m.total
+                            && (a > b
+                                || (a == b
+                                    && cat.grants[prev.grant as usize].id
+                                        < cat.grants[m.grant as usize].id))),
+                    "tie not broken deterministically at rank {}",
+                    m.rank
+                );
+            }
+        }
+    }
+}
+
+fn grant_set(matches: &[Match]) -> BTreeSet<Idx> {
+    matches.iter().map(|m| m.grant).collect()
+}
+
+// ---------------------------------------------------------------------------------
+// Random vectors
+// ---------------------------------------------------------------------------------
+
+/// splitmix64: a tiny deterministic generator for vectors.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    }
+}
+
+/// Vectors around a common direction, so cosines fall in a narrow band like e5's.
+fn random_vectors(n: usize, seed: u64) -> (GrantVectors, Vec<f32>) {
+    const DIM: usize = 32;
+    let mut rng = Rng(seed);
+    let base: Vec<f32> = (0..DIM).map(|_| rng.unit()).collect();
+    let mut around =
+        |spread: f32| -> Vec<f32> { base.iter().map(|b| b + spread * rng.unit()).collect() };
+    let rows: Vec<Vec<f32>> = (0..n).map(|i| around(0.2 + 0.1 * (i % 7) as f32)).collect();
+    let query = around(0.3);
+    (
+        GrantVectors::from_rows("test/random", DIM, rows).unwrap(),
+        grantmatch_engine::vectors::normalized(&query),
+    )
+}
+
+fn random_lexical(n: usize, seed: u64) -> std::collections::HashMap<Idx, f32> {
+    let mut rng = Rng(seed ^ 0xABCD);
+    let mut out = std::collections::HashMap::new();
+    for g in 0..n as Idx {
+        if !rng.next().is_multiple_of(3) {
+            out.insert(g, (rng.unit() + 1.0) * 10.0);
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Adding a filter never adds a result, and the results are exactly the candidates
+    /// (the tiny catalogue has fewer than 25), for random vectors, lexical scores,
+    /// scopes, days and profiles.
+    #[test]
+    fn adding_a_filter_never_adds_results_random_vectors(
+        base in filters(),
+        extra in filters(),
+        keep in any::<u32>(),
+        seed in any::<u64>(),
+        which_scope in 0usize..3,
+        day in 0usize..4,
+    ) {
+        let engine = tiny();
+        let cat = &engine.catalogue;
+        let (vectors, query) = random_vectors(cat.grants.len(), seed);
+        let lexical = random_lexical(cat.grants.len(), seed);
+        let scope = scope(engine, which_scope);
+        let today = date(DAYS[day]);
+        let narrower = restrict(&base, &extra, keep);
+        let options = MatchOptions::default();
+        let mut sets = Vec::new();
+        for f in [&base, &narrower] {
+            let p = resolve(cat, f, "Ein Verein für Digitalisierung und Klimaschutz");
+            let matches = matching::rank(cat, &vectors, &scope, &p, &query, &lexical, &options, today, 25);
+            check_shape(cat, &matches);
+            prop_assert_eq!(grant_set(&matches), expected(cat, &scope, &p, today), "{:?}", f);
+            for m in &matches {
+                prop_assert!(matching::passes_filters(cat, &p, m.grant, today));
+            }
+            sets.push(grant_set(&matches));
+        }
+        prop_assert!(
+            sets[1].is_subset(&sets[0]),
+            "adding filters added {:?}\nbase {:?}\nnarrower {:?}",
+            sets[1].difference(&sets[0]).collect::<Vec<_>>(), base, narrower
+        );
+    }
+
+    /// The same on the candidate sets of the real catalogue (1,434 programmes, 272
+    /// regions): a filter can only remove candidates.
+    #[test]
+    fn adding_a_filter_never_adds_candidates_real_catalogue(
+        base in filters(),
+        extra in filters(),
+        keep in any::<u32>(),
+        day in 0usize..4,
+    ) {
+        let engine = real();
+        let cat = &engine.catalogue;
+        let today = date(DAYS[day]);
+        let narrower = restrict(&base, &extra, keep);
+        let unrestricted = engine.resolve_scope(&Scope::unrestricted());
+        let candidates = |f: &Filters| -> BTreeSet<Idx> {
+            let p = resolve_spelled(cat, f, "Verein", false);
+            let got: BTreeSet<Idx> = (0..cat.grants.len() as Idx)
+                .filter(|&g| matching::passes_filters(cat, &p, g, today))
+                .collect();
+            assert_eq!(got, expected(cat, &unrestricted, &p, today), "{f:?}");
+            got
+        };
+        let wide = candidates(&base);
+        let narrow = candidates(&narrower);
+        prop_assert!(narrow.is_subset(&wide), "base {:?}\nnarrower {:?}", base, narrower);
+    }
+}
+
+/// With the real model: the same property for a few realistic descriptions (their
+/// query vectors are cached after the first case).
+#[test]
+fn adding_a_filter_never_adds_results_real_vectors() {
+    let engine = tiny_embedded();
+    let cat = &engine.catalogue;
+    let embedder = embedder();
+    let descriptions = [
+        "Wir sind ein gemeinnütziger Sportverein in Sachsen und fördern Kinder und Jugendliche.",
+        "KMU aus Bayern, das seine Produktion digitalisieren und KI einsetzen möchte.",
+        "Kommune, die Breitbandausbau und Klimaschutz voranbringen will.",
+        "Start-up in Berlin sucht Beteiligungskapital.",
+    ];
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    runner
+        .run(
+            &(
+                filters(),
+                filters(),
+                any::<u32>(),
+                0usize..4,
+                0usize..3,
+                0usize..4,
+            ),
+            |(base, extra, keep, d, which_scope, day)| {
+                let scope = scope(engine, which_scope);
+                let today = date(DAYS[day]);
+                let narrower = restrict(&base, &extra, keep);
+                let mut sets = Vec::new();
+                for f in [&base, &narrower] {
+                    let input = MatchInput::from_value(profile_json(cat, f, descriptions[d], "de"))
+                        .unwrap();
+                    let (p, matches) = engine
+                        .match_profile(&embedder, &scope, &input, &MatchOptions::default(), today)
+                        .unwrap();
+                    check_shape(cat, &matches);
+                    prop_assert_eq!(grant_set(&matches), expected(cat, &scope, &p, today));
+                    sets.push(grant_set(&matches));
+                }
+                prop_assert!(
+                    sets[1].is_subset(&sets[0]),
+                    "base {:?}\nnarrower {:?}",
+                    base,
+                    narrower
+                );
+                Ok(())
+            },
+        )
+        .unwrap();
+}
+
+// ---------------------------------------------------------------------------------
+// Calibration bands
+// ---------------------------------------------------------------------------------
+
+#[test]
+fn category_bands() {
+    for s in 0..=u8::MAX {
+        assert_eq!(category(s), band(s), "score {s}");
+    }
+    // The boundaries exactly.
+    assert_eq!(category(100), "very_suitable");
+    assert_eq!(category(70), "very_suitable");
+    assert_eq!(category(69), "partially_suitable");
+    assert_eq!(category(50), "partially_suitable");
+    assert_eq!(category(49), "conditionally_suitable");
+    assert_eq!(category(30), "conditionally_suitable");
+    assert_eq!(category(29), "not_suitable");
+    assert_eq!(category(0), "not_suitable");
+}
+
+/// The calibration is monotone: with only the semantic weight, a higher cosine never
+/// scores lower, and scores span the bands (0 … 100 are reachable).
+#[test]
+fn calibration_is_monotone_in_the_semantic_score() {
+    let engine = tiny();
+    let cat = &engine.catalogue;
+    let options = MatchOptions {
+        weights: MatchWeights {
+            semantic: 1.0,
+            keyword: 0.0,
+            region: 0.0,
+            target_group: 0.0,
+            eligibility: 0.0,
+            deadline: 0.0,
+            budget: 0.0,
+        },
+        ..MatchOptions::default()
+    };
+    let p = resolve(cat, &Filters::default(), "egal");
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let today = date("2026-11-22");
+    let mut all_scores = BTreeSet::new();
+    for seed in 0..200u64 {
+        let (vectors, query) = random_vectors(cat.grants.len(), seed);
+        let matches = matching::rank(
+            cat,
+            &vectors,
+            &scope,
+            &p,
+            &query,
+            &Default::default(),
+            &options,
+            today,
+            25,
+        );
+        check_shape(cat, &matches);
+        for w in matches.windows(2) {
+            assert!(
+                w[0].components.cosine >= w[1].components.cosine,
+                "seed {seed}: score {} (cosine {}) ranked above score {} (cosine {})",
+                w[0].relevance_score,
+                w[0].components.cosine,
+                w[1].relevance_score,
+                w[1].components.cosine
+            );
+        }
+        all_scores.extend(matches.iter().map(|m| m.relevance_score));
+    }
+    // The semantic component alone reaches both ends of the scale.
+    assert!(all_scores.contains(&0), "{all_scores:?}");
+    assert!(all_scores.contains(&100), "{all_scores:?}");
+    for b in [
+        "very_suitable",
+        "partially_suitable",
+        "conditionally_suitable",
+        "not_suitable",
+    ] {
+        assert!(
+            all_scores.iter().any(|&s| band(s) == b),
+            "no score in {b}: {all_scores:?}"
+        );
+    }
+}
+
+/// Real results: categories follow the bands, and a clearly fitting programme ranks
+/// first with a better category than an unrelated one.
+#[test]
+fn real_scores_follow_the_bands_and_rank_the_fitting_programme_first() {
+    let engine = tiny_embedded();
+    let cat = &engine.catalogue;
+    let input = MatchInput::from_value(json!({
+        "organization_id": "kmu-1",
+        "organization_profile": {
+            "description": "Kleines Unternehmen (GmbH), das seine Prozesse digitalisieren und KI-Anwendungen einführen will.",
+            "regions": ["Deutschland"],
+            "eligible_entities": ["GmbH"],
+            "keywords": ["Digitalisierung", "KI"],
+            "is_non_profit": false
+        }
+    }))
+    .unwrap();
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let (_, matches) = engine
+        .match_profile(
+            &embedder(),
+            &scope,
+            &input,
+            &MatchOptions::default(),
+            date("2026-11-22"),
+        )
+        .unwrap();
+    check_shape(cat, &matches);
+    let first = &cat.grants[matches[0].grant as usize];
+    assert_eq!(first.slug, "testprogramm-1", "{:?}", titles(cat, &matches));
+    let last = matches.last().unwrap();
+    assert!(
+        matches[0].relevance_score > last.relevance_score,
+        "{:?}",
+        titles(cat, &matches)
+    );
+}
+
+fn titles(cat: &Catalogue, matches: &[Match]) -> Vec<(String, u8)> {
+    matches
+        .iter()
+        .map(|m| (cat.grants[m.grant as usize].slug.clone(), m.relevance_score))
+        .collect()
+}
+
+/// Identical input gives identical output, and an identical profile is embedded once.
+#[test]
+fn ranking_is_deterministic_and_query_embeddings_are_cached() {
+    let engine = tiny_embedded();
+    let embedder = embedder();
+    let text =
+        "Eingetragener Verein für Seniorenarbeit und Integration in Berlin (determinism test).";
+    let input = MatchInput::from_value(json!({
+        "organization_id": "v-1",
+        "organization_profile": {"description": text, "regions": ["berlin"]}
+    }))
+    .unwrap();
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let today = date("2025-06-01");
+    let (p, a) = engine
+        .match_profile(&embedder, &scope, &input, &MatchOptions::default(), today)
+        .unwrap();
+    assert!(embedder.is_query_cached(&p.query_text));
+    let (_, b) = engine
+        .match_profile(&embedder, &scope, &input, &MatchOptions::default(), today)
+        .unwrap();
+    assert_eq!(a, b);
+    assert!(!a.is_empty());
+}
+
+// ---------------------------------------------------------------------------------
+// Reasons
+// ---------------------------------------------------------------------------------
+
+fn profiles_for_reasons() -> Vec<(Value, &'static str)> {
+    vec![
+        // A GmbH in Bayern: local (Bayern) and nationwide programmes, entities in common,
+        // keywords found in programme texts.
+        (
+            json!({
+                "organization_id": "r-1",
+                "organization_profile": {
+                    "description": "Mittelständische GmbH in Bayern, die in Digitalisierung und KI investiert.",
+                    "regions": ["Bayern"],
+                    "eligible_entities": ["GmbH"],
+                    "keywords": ["Digitalisierung", "Breitband", "Darlehen"],
+                    "is_non_profit": false
+                },
+                "project": {"title": "KI in der Fertigung", "budget": "40.000 EUR"}
+            }),
+            "2026-11-22",
+        ),
+        // A Verein without region: non-profit-only programmes, the EU programme, the
+        // Austrian one; deadline of testprogramm-2 still open on this day.
+        (
+            json!({
+                "organization_id": "r-2",
+                "organization_profile": {
+                    "description": "Gemeinnütziger Verein für Jugendbegegnungen, Integration und Seniorenarbeit.",
+                    "eligible_entities": ["Verein"],
+                    "is_non_profit": true
+                }
+            }),
+            "2025-06-01",
+        ),
+        // A municipality in Sachsen with grant areas and no keywords: funding areas in
+        // common, EU-wide (continental) programme.
+        (
+            json!({
+                "organization_id": "r-3",
+                "organization_profile": {
+                    "description": "Gemeinde in Sachsen mit Projekten zu Klimaschutz, Naturschutz und Breitband.",
+                    "regions": ["DE-SN"],
+                    "grant_areas": ["Umwelt- & Naturschutz", "digitalisierung-breitband"],
+                    "eligible_entities": ["Kommune"]
+                }
+            }),
+            "2026-11-22",
+        ),
+    ]
+}
+
+fn region_names(cat: &Catalogue, r: Idx, de: bool) -> String {
+    let region = &cat.regions[r as usize];
+    if de {
+        region.name_de.clone()
+    } else {
+        region.name_en.clone()
+    }
+}
+
+/// Checks every claim of a reason against the facts of the match; returns the claims
+/// found (for coverage).
+fn check_reason(
+    cat: &Catalogue,
+    p: &ResolvedProfile,
+    m: &Match,
+    today: NaiveDate,
+) -> Vec<&'static str> {
+    let de = p.locale == Locale::De;
+    let r = &m.match_reason;
+    let grant = &cat.grants[m.grant as usize];
+    let ctx = format!(
+        "reason of {} ({}): {r}",
+        grant.slug,
+        if de { "de" } else { "en" }
+    );
+    let mut claims = Vec::new();
+
+    // Language: no sentence of the other language.
+    let (own, other): (&[&str], &[&str]) = if de {
+        (
+            &["Übereinstimmung mit Ihrer Beschreibung"],
+            &[
+                "similarity",
+                "Deadline",
+                "programme",
+                "eligible",
+                "located",
+                "known",
+            ],
+        )
+    } else {
+        (
+            &["similarity to your description"],
+            &[
+                "Übereinstimmung",
+                "Antragsfrist",
+                "Programm ",
+                "antragsberechtigt",
+                "Standort",
+                "bekannt",
+            ],
+        )
+    };
+    for w in own {
+        assert!(r.contains(w), "missing `{w}` in {ctx}");
+    }
+    for w in other {
+        assert!(!r.contains(w), "`{w}` of the other language in {ctx}");
+    }
+
+    // Topic strength follows the semantic component.
+    let s = m.components.semantic;
+    let strength = match (de, s) {
+        (true, x) if x >= 0.75 => "Inhaltlich hohe",
+        (true, x) if x >= 0.4 => "Inhaltlich gute",
+        (true, _) => "Inhaltlich teilweise",
+        (false, x) if x >= 0.75 => "High topical",
+        (false, x) if x >= 0.4 => "Good topical",
+        (false, _) => "Partial topical",
+    };
+    assert!(
+        r.starts_with(strength),
+        "semantic {s}: expected `{strength}` in {ctx}"
+    );
+
+    // Keywords found in the programme text: profile keywords, really in the text.
+    let kw_marker = if de {
+        "(Stichworte im Programmtext: "
+    } else {
+        "(keywords found in the programme text: "
+    };
+    if let Some(start) = r.find(kw_marker) {
+        claims.push("keywords");
+        let rest = &r[start + kw_marker.len()..];
+        let list = &rest[..rest.find(')').expect("closing parenthesis")];
+        let mut text = analyze(&grant.title);
+        for part in [&grant.short_description, &grant.description]
+            .into_iter()
+            .flatten()
+        {
+            text.extend(analyze(part));
+        }
+        for k in list.split(", ") {
+            assert!(
+                p.keywords.iter().any(|x| x == k),
+                "`{k}` is not a keyword of the profile: {ctx}"
+            );
+            for t in analyze(k) {
+                assert!(
+                    text.contains(&t),
+                    "keyword `{k}` (term {t}) is not in the programme text: {ctx}"
+                );
+            }
+        }
+    }
+
+    // Funding areas in common.
+    let area_marker = if de {
+        " im Förderbereich "
+    } else {
+        " in the funding area "
+    };
+    if let Some(start) = r.find(area_marker) {
+        claims.push("areas");
+        let rest = &r[start + area_marker.len()..];
+        let list = &rest[..rest.find(". ").unwrap_or(rest.len())];
+        let grant_area_names: Vec<(Idx, String)> = cat
+            .grant_areas(m.grant)
+            .iter()
+            .map(|&a| {
+                let area = &cat.grant_areas[a as usize];
+                (
+                    a,
+                    if de {
+                        area.name_de.clone()
+                    } else {
+                        area.name_en.clone()
+                    },
+                )
+            })
+            .collect();
+        // Names may contain ", " themselves only if a vocabulary does; match greedily.
+        let mut remaining = list.to_string();
+        while !remaining.is_empty() {
+            let (a, name) = grant_area_names
+                .iter()
+                .find(|(_, n)| remaining.starts_with(n.as_str()))
+                .unwrap_or_else(|| panic!("`{remaining}` is not an area of the programme: {ctx}"));
+            assert!(
+                p.grant_areas
+                    .iter()
+                    .any(|&o| cat.area_within(*a, o) || cat.area_within(o, *a)),
+                "area `{name}` is not related to the profile's areas: {ctx}"
+            );
+            remaining = remaining[name.len()..].trim_start_matches(", ").to_string();
+        }
+    }
+
+    // Region relation.
+    let local_re = if de {
+        ("Programm für ", " und damit für Ihren Standort")
+    } else {
+        ("a programme for ", ", where you are located")
+    };
+    if let Some(end) = r.find(local_re.1) {
+        claims.push("local");
+        let head = &r[..end];
+        let start = head
+            .to_lowercase()
+            .rfind(&local_re.0.to_lowercase())
+            .unwrap_or_else(|| panic!("no region before the location claim: {ctx}"));
+        let name = &head[start + local_re.0.len()..];
+        let r_idx = cat
+            .grant_regions(m.grant)
+            .iter()
+            .copied()
+            .find(|&x| region_names(cat, x, de) == name)
+            .unwrap_or_else(|| panic!("`{name}` is not a region of the programme: {ctx}"));
+        // "where you are located": one of the profile's regions lies in that region.
+        assert!(
+            p.regions.iter().any(|&o| cat.region_within(o, r_idx)),
+            "`{name}` is not where the organisation is located (profile regions {:?}): {ctx}",
+            p.regions
+                .iter()
+                .map(|&o| region_names(cat, o, de))
+                .collect::<Vec<_>>()
+        );
+    }
+    let nationwide = if de {
+        "undesweites Programm ("
+    } else {
+        " nationwide programme ("
+    };
+    let wider = if de {
+        "rogramm für "
+    } else {
+        "programme for "
+    };
+    if let Some(start) = r.find(nationwide) {
+        claims.push("nationwide");
+        let rest = &r[start + nationwide.len()..];
+        let name = &rest[..rest.find(')').unwrap()];
+        let r_idx = cat
+            .grant_regions(m.grant)
+            .iter()
+            .copied()
+            .find(|&x| region_names(cat, x, de) == name)
+            .unwrap_or_else(|| panic!("`{name}` is not a region of the programme: {ctx}"));
+        assert_eq!(
+            cat.regions[r_idx as usize].region_type,
+            RegionType::Country,
+            "{ctx}"
+        );
+        assert!(
+            p.regions.iter().any(|&o| cat.region_within(o, r_idx)),
+            "the profile's regions are not inside `{name}`: {ctx}"
+        );
+    } else if let Some(pos) = r.find(if de {
+        " (innerhalb Ihrer Region "
+    } else {
+        " (within your region "
+    }) {
+        // A programme for a part of the profile's wider region: "… für X (innerhalb Ihrer Region Y)".
+        claims.push("inside");
+        let marker = if de {
+            " (innerhalb Ihrer Region "
+        } else {
+            " (within your region "
+        };
+        let start = r[..pos].rfind(wider).unwrap() + wider.len();
+        let name = &r[start..pos];
+        let rest = &r[pos + marker.len()..];
+        let outer = &rest[..rest.find(')').unwrap()];
+        let r_idx = cat
+            .grant_regions(m.grant)
+            .iter()
+            .copied()
+            .find(|&x| region_names(cat, x, de) == name)
+            .unwrap_or_else(|| panic!("`{name}` is not a region of the programme: {ctx}"));
+        let o_idx = p
+            .regions
+            .iter()
+            .copied()
+            .find(|&o| region_names(cat, o, de) == outer)
+            .unwrap_or_else(|| panic!("`{outer}` is not a region of the profile: {ctx}"));
+        assert!(cat.region_within(r_idx, o_idx) && r_idx != o_idx, "{ctx}");
+    } else if r.contains(wider) && !r.contains(local_re.1) {
+        // A wider (continental) programme: its region contains a profile region.
+        claims.push("wider");
+        let marker = wider;
+        let start = r.find(marker).unwrap() + marker.len();
+        let rest = &r[start..];
+        let name_end = rest.find([';', '.']).unwrap_or(rest.len());
+        let name = &rest[..name_end];
+        let r_idx = cat
+            .grant_regions(m.grant)
+            .iter()
+            .copied()
+            .find(|&x| region_names(cat, x, de) == name)
+            .unwrap_or_else(|| panic!("`{name}` is not a region of the programme: {ctx}"));
+        assert!(
+            p.regions.iter().any(|&o| cat.region_within(o, r_idx)),
+            "the profile's regions are not inside `{name}`: {ctx}"
+        );
+    }
+    if p.regions.is_empty() {
+        assert!(!r.contains(local_re.1) && !r.contains(nationwide), "{ctx}");
+    }
+
+    // Eligible entities in common.
+    let ent_marker = if de {
+        "ntragsberechtigt sind u. a. "
+    } else {
+        "ligible applicants include "
+    };
+    if let Some(start) = r.find(ent_marker) {
+        claims.push("entities");
+        let rest = &r[start + ent_marker.len()..];
+        let list = &rest[..rest
+            .find([';'])
+            .or_else(|| rest.find(". "))
+            .unwrap_or(rest.len())];
+        let names: Vec<(Idx, String)> = cat
+            .grant_entities(m.grant)
+            .iter()
+            .map(|&e| {
+                let x = &cat.eligible_entities[e as usize];
+                (
+                    e,
+                    if de {
+                        x.name_de.clone()
+                    } else {
+                        x.name_en.clone()
+                    },
+                )
+            })
+            .collect();
+        let mut remaining = list.to_string();
+        while !remaining.is_empty() {
+            let (e, name) = names
+                .iter()
+                .find(|(_, n)| remaining.starts_with(n.as_str()))
+                .unwrap_or_else(|| {
+                    panic!("`{remaining}` is not an eligible entity of the programme: {ctx}")
+                });
+            assert!(
+                p.eligible_entities.contains(e),
+                "`{name}` is not the profile's: {ctx}"
+            );
+            remaining = remaining[name.len()..].trim_start_matches(", ").to_string();
+        }
+    }
+
+    // Non-profit.
+    let np = if de {
+        "nur für gemeinnützige Organisationen"
+    } else {
+        "restricted to non-profit organisations"
+    };
+    if r.contains(np) {
+        claims.push("non_profit");
+        assert_eq!(grant.non_profit_only, Some(true), "{ctx}");
+        assert_eq!(p.is_non_profit, Some(true), "{ctx}");
+    }
+
+    // Deadline: exactly the programme's.
+    let deadline = match (grant.end_date, grant.ongoing_grant, de) {
+        (Some(d), _, true) if d >= today => format!("Antragsfrist: bis {}.", d.format("%d.%m.%Y")),
+        (Some(d), _, false) if d >= today => format!("Deadline: {}.", d.format("%Y-%m-%d")),
+        (None, true, true) => "Laufendes Programm ohne bekannte Antragsfrist.".into(),
+        (None, true, false) => "Ongoing programme without a known deadline.".into(),
+        (None, false, true) => "Keine Antragsfrist bekannt.".into(),
+        (None, false, false) => "No deadline known.".into(),
+        (Some(d), ..) => panic!("expired programme {} (end {d}) in the results", grant.slug),
+    };
+    assert!(
+        r.ends_with(&deadline),
+        "expected `{deadline}` at the end of {ctx}"
+    );
+    claims.push("deadline");
+    // No date other than the deadline is claimed.
+    let digits: String = r.chars().filter(|c| c.is_ascii_digit()).collect();
+    let deadline_digits: String = deadline.chars().filter(|c| c.is_ascii_digit()).collect();
+    assert_eq!(
+        digits, deadline_digits,
+        "numbers other than the deadline: {ctx}"
+    );
+    claims
+}
+
+#[test]
+fn reasons_in_both_locales_state_only_true_facts() {
+    let engine = tiny_embedded();
+    let cat = &engine.catalogue;
+    let embedder = embedder();
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let mut claims_seen = BTreeSet::new();
+    for (body, day) in profiles_for_reasons() {
+        let today = date(day);
+        let mut by_locale = Vec::new();
+        for locale in [None, Some("de"), Some("en"), Some("EN")] {
+            let mut body = body.clone();
+            if let Some(l) = locale {
+                body["organization_profile"]["locale"] = json!(l);
+            }
+            let input = MatchInput::from_value(body.clone()).unwrap();
+            let (p, matches) = engine
+                .match_profile(&embedder, &scope, &input, &MatchOptions::default(), today)
+                .unwrap();
+            let want = if matches!(locale, Some("en") | Some("EN")) {
+                Locale::En
+            } else {
+                Locale::De
+            };
+            assert_eq!(p.locale, want, "{body}");
+            assert!(!matches.is_empty(), "{body}");
+            check_shape(cat, &matches);
+            for m in &matches {
+                claims_seen.extend(check_reason(cat, &p, m, today));
+            }
+            by_locale.push(matches);
+        }
+        // The locale changes the words, nothing else; no locale means German.
+        let key = |ms: &Vec<Match>| -> Vec<(Idx, u8)> {
+            ms.iter().map(|m| (m.grant, m.relevance_score)).collect()
+        };
+        for ms in &by_locale[1..] {
+            assert_eq!(key(ms), key(&by_locale[0]));
+        }
+        assert_eq!(by_locale[0], by_locale[1], "default locale is German");
+        assert_eq!(by_locale[2], by_locale[3]);
+        assert_ne!(by_locale[0][0].match_reason, by_locale[2][0].match_reason);
+    }
+    // The profiles exercise every kind of claim.
+    for c in [
+        "keywords",
+        "areas",
+        "local",
+        "nationwide",
+        "wider",
+        "entities",
+        "non_profit",
+        "deadline",
+    ] {
+        assert!(
+            claims_seen.contains(c),
+            "no reason claimed `{c}`; seen {claims_seen:?}"
+        );
+    }
+}
+
+/// An organisation whose region is a whole country is not "located" in every Land of
+/// it: a Bayern programme for a profile with region Deutschland must not claim
+/// "Programm für Bayern und damit für Ihren Standort".
+#[test]
+fn reason_does_not_claim_a_location_inside_a_wider_profile_region() {
+    let engine = tiny_embedded();
+    let cat = &engine.catalogue;
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let today = date("2026-11-22");
+    for locale in ["de", "en"] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "r-de",
+            "organization_profile": {
+                "description": "Bundesweit tätiges Unternehmen für Innovation und Naturschutz.",
+                "regions": ["Deutschland"],
+                "locale": locale
+            }
+        }))
+        .unwrap();
+        let (p, matches) = engine
+            .match_profile(&embedder(), &scope, &input, &MatchOptions::default(), today)
+            .unwrap();
+        // Bayern programmes (testprogramm-3, -7) are candidates.
+        assert!(matches
+            .iter()
+            .any(|m| cat.grants[m.grant as usize].slug == "testprogramm-3"));
+        for m in &matches {
+            check_reason(cat, &p, m, today);
+        }
+    }
+}
+
+/// Region names differ between the locales (Bayern/Bavaria): a reason names a region
+/// in its own locale, whatever spelling the profile used.
+#[test]
+fn reasons_name_regions_in_their_locale() {
+    let engine = tiny_embedded();
+    let cat = &engine.catalogue;
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let today = date("2026-11-22");
+    for (locale, want, not) in [("de", "Bayern", "Bavaria"), ("en", "Bavaria", "Bayern")] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "r-by",
+            "organization_profile": {
+                "description": "Unternehmen in Bayern sucht ein Darlehen für Innovationen.",
+                "regions": ["bavaria"],
+                "locale": locale
+            }
+        }))
+        .unwrap();
+        let (_, matches) = engine
+            .match_profile(&embedder(), &scope, &input, &MatchOptions::default(), today)
+            .unwrap();
+        let m = matches
+            .iter()
+            .find(|m| cat.grants[m.grant as usize].slug == "testprogramm-3")
+            .expect("the Bayern programme is a candidate");
+        assert!(
+            m.match_reason.contains(want),
+            "{locale}: {}",
+            m.match_reason
+        );
+        assert!(
+            !m.match_reason.contains(not),
+            "{locale}: {}",
+            m.match_reason
+        );
+        assert!(
+            fold_name(&m.match_reason).contains(&fold_name(want)),
+            "{}",
+            m.match_reason
+        );
+    }
+}
+
+/// Region specificity: with the same text similarity and lexical fit, a programme of
+/// the organisation's own Land scores above a national one (testprogramm-3, Bayern, vs
+/// testprogramm-11, Deutschland: both ongoing, for GmbHs and companies, no budget), and
+/// a national one above an EU-wide one (testprogramm-10).
+fn land_national_eu(cosine: f32) -> [(u8, usize); 3] {
+    let engine = tiny();
+    let cat = &engine.catalogue;
+    let idx = |slug: &str| cat.grant_by_slug(slug).unwrap();
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let bayern = cat.regions.iter().position(|r| r.slug == "bayern").unwrap();
+    let p = resolve(
+        cat,
+        &Filters {
+            regions: vec![(bayern, 1)],
+            ..Filters::default()
+        },
+        "Unternehmen in Bayern",
+    );
+    // Two dimensions: every programme has the same vector; the query's angle sets the
+    // cosine.
+    let rows = vec![vec![1.0, 0.0]; cat.grants.len()];
+    let vectors = GrantVectors::from_rows("test/2d", 2, rows).unwrap();
+    let query = [cosine, (1.0 - cosine * cosine).sqrt()];
+    let lexical = (0..cat.grants.len() as Idx).map(|g| (g, 3.0)).collect();
+    let matches = matching::rank(
+        cat,
+        &vectors,
+        &scope,
+        &p,
+        &query,
+        &lexical,
+        &MatchOptions::default(),
+        date("2026-11-22"),
+        25,
+    );
+    check_shape(cat, &matches);
+    ["testprogramm-3", "testprogramm-11", "testprogramm-10"].map(|s| {
+        matches
+            .iter()
+            .find(|m| m.grant == idx(s))
+            .map(|m| (m.relevance_score, m.rank))
+            .unwrap()
+    })
+}
+
+#[test]
+fn a_land_programme_beats_an_equal_national_one() {
+    for cosine in [0.70, 0.80, 0.83] {
+        let [l, n, e] = land_national_eu(cosine);
+        assert!(
+            l.0 > n.0 && n.0 > e.0,
+            "cosine {cosine}: land {l:?}, national {n:?}, eu {e:?}"
+        );
+        assert!(l.1 < n.1 && n.1 < e.1, "cosine {cosine}: {l:?} {n:?} {e:?}");
+    }
+}
+
+/// The same when the topic fits so well that scores reach the top of the scale.
+#[test]
+fn a_land_programme_beats_an_equal_national_one_at_the_top_of_the_scale() {
+    for cosine in [0.90, 0.95] {
+        let [l, n, e] = land_national_eu(cosine);
+        assert!(
+            l.1 < n.1 && n.1 < e.1,
+            "cosine {cosine}: land {l:?}, national {n:?}, eu {e:?}"
+        );
+    }
+}
+
+/// Names "at any hierarchy level": in the real catalogue the top-level areas
+/// "Umwelt- & Naturschutz", "Gesundheit & Soziales", "Energieeffizienz & erneuerbare
+/// Energien", "Existenzgründung & -festigung", "Messen & Ausstellungen" and
+/// "Städtebau & Stadterneuerung" share their names with sub-areas of other areas
+/// (e.g. `beratung-umwelt-naturschutz`). A profile naming the top-level area means the
+/// top-level area (with all its sub-areas), not a sub-area of "Beratung" — and a slug
+/// is an exact identifier, never matched against other areas' names.
+#[test]
+fn area_names_and_slugs_shared_with_sub_areas_resolve_to_the_top_level_area() {
+    let cat = &real().catalogue;
+    for (name, slug) in [
+        ("umwelt-naturschutz", "umwelt-naturschutz"),
+        ("gesundheit-soziales", "gesundheit-soziales"),
+        (
+            "energieeffizienz-erneuerbare-energien",
+            "energieeffizienz-erneuerbare-energien",
+        ),
+        ("Umwelt- & Naturschutz", "umwelt-naturschutz"),
+        ("Environmental & nature conservation", "umwelt-naturschutz"),
+        ("Gesundheit & Soziales", "gesundheit-soziales"),
+        (
+            "Energieeffizienz & erneuerbare Energien",
+            "energieeffizienz-erneuerbare-energien",
+        ),
+        (
+            "Existenzgründung & -festigung",
+            "existenzgruendung-festigung",
+        ),
+        ("Messen & Ausstellungen", "messen-ausstellungen"),
+        ("Städtebau & Stadterneuerung", "staedtebau-stadterneuerung"),
+    ] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "o",
+            "organization_profile": {"description": "x", "grant_areas": [name]}
+        }))
+        .unwrap();
+        let p = input.resolve(cat).unwrap();
+        let got: Vec<&str> = p
+            .grant_areas
+            .iter()
+            .map(|&a| cat.grant_areas[a as usize].slug.as_str())
+            .collect();
+        assert_eq!(got, vec![slug], "`{name}`");
+    }
+}
+
+/// Names that resolve unambiguously, at every level, in both languages.
+#[test]
+fn real_catalogue_names_resolve_at_every_level() {
+    let cat = &real().catalogue;
+    let cases = [
+        ("regions", "Europa", "europe"),
+        ("regions", "Germany", "germany"),
+        ("regions", "Deutschland", "germany"),
+        ("regions", "Sachsen", "sachsen"),
+        ("regions", "Saxony", "sachsen"),
+        ("regions", "Baden-Württemberg", "baden-wuerttemberg"),
+        ("grant_areas", "Digitalisierung", "digitalisierung"),
+        ("grant_areas", "Aus- & Weiterbildung", "aus-weiterbildung"),
+    ];
+    for (field, name, slug) in cases {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "o",
+            "organization_profile": {"description": "x", field: [name]}
+        }))
+        .unwrap();
+        let p = input
+            .resolve(cat)
+            .unwrap_or_else(|e| panic!("{field} `{name}`: {e}"));
+        let got = if field == "regions" {
+            cat.regions[p.regions[0] as usize].slug.as_str()
+        } else {
+            cat.grant_areas[p.grant_areas[0] as usize].slug.as_str()
+        };
+        assert_eq!(got, slug, "{field} `{name}`");
+    }
+}
+
+/// Eligibility derived by the classifier (`classification: "derived"`) is a guess: the
+/// filter does not trust it (see `Candidates::accepts`), so a reason must not state it
+/// as a fact either ("antragsberechtigt sind u. a. GmbH").
+#[test]
+fn reasons_do_not_state_derived_eligibility_as_fact() {
+    let engine = tiny_embedded();
+    let cat = &engine.catalogue;
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let mut derived_seen = 0;
+    for (body, day) in profiles_for_reasons() {
+        for locale in ["de", "en"] {
+            let mut body = body.clone();
+            body["organization_profile"]["locale"] = json!(locale);
+            let input = MatchInput::from_value(body).unwrap();
+            let (_, matches) = engine
+                .match_profile(
+                    &embedder(),
+                    &scope,
+                    &input,
+                    &MatchOptions::default(),
+                    date(day),
+                )
+                .unwrap();
+            for m in &matches {
+                let grant = &cat.grants[m.grant as usize];
+                if grant.classification.as_deref() == Some("derived") {
+                    derived_seen += 1;
+                    for marker in ["ntragsberechtigt", "ligible applicants"] {
+                        assert!(
+                            !m.match_reason.contains(marker),
+                            "{} (derived eligibility): {}",
+                            grant.slug,
+                            m.match_reason
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(derived_seen > 0);
+}
