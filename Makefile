@@ -15,10 +15,15 @@ model:
 serve: build model
 	scripts/serve.sh
 
-test: model test-rust
+test: model test-rust test-python
 
 test-rust:
 	$(CARGO) test --workspace --locked
+	$(CARGO) bench --workspace --locked --no-run
+
+# Builds the Python module with maturin into python/.venv and runs its pytest suite.
+test-python:
+	python/run-tests.sh
 
 lint:
 	$(CARGO) fmt --all --check

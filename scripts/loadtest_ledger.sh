@@ -35,7 +35,7 @@ fi
 
 echo "loadtest: building the release binary" >&2
 cargo build --release --locked -p grantmatch-cli >&2
-BIN=$PWD/target/release/grantmatch
+BIN=${CARGO_TARGET_DIR:-$PWD/target}/release/grantmatch
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/grantmatch-loadtest.XXXXXX")
 DATA=$WORK/data
@@ -49,11 +49,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-gm() {
-  env -u GRANTMATCH_ADDR -u GRANTMATCH_NO_RATE_LIMITS -u GRANTMATCH_RATE_LIMIT_PER_TOKEN \
-      -u GRANTMATCH_RATE_LIMIT_PER_PARTNER -u GRANTMATCH_RATE_LIMIT_MATCHING \
-      -u GRANTMATCH_SMTP_URL GRANTMATCH_DATA_DIR="$DATA" "$BIN" "$@"
-}
+# A clean environment for the binary (env execs it: a background job's $! is its pid).
+GM=(env -u GRANTMATCH_ADDR -u GRANTMATCH_NO_RATE_LIMITS -u GRANTMATCH_RATE_LIMIT_PER_TOKEN
+    -u GRANTMATCH_RATE_LIMIT_PER_PARTNER -u GRANTMATCH_RATE_LIMIT_MATCHING
+    -u GRANTMATCH_QUOTA_QUARTER_SHARE -u GRANTMATCH_SMTP_URL -u GRANTMATCH_LOG
+    GRANTMATCH_DATA_DIR="$DATA" "$BIN")
+gm() { "${GM[@]}" "$@"; }
 
 # -- data: the tiny catalogue, with embeddings when the model is installed
 MODEL_DIR=${GRANTMATCH_MODEL_DIR:-$HOME/.cache/grantmatch/model}
@@ -78,7 +79,7 @@ BASE=http://127.0.0.1:$PORT
 LOG=$WORK/server.log
 
 start_server() {
-  gm serve --addr "127.0.0.1:$PORT" "$@" 2>>"$LOG" >/dev/null &
+  "${GM[@]}" serve --addr "127.0.0.1:$PORT" "$@" 2>>"$LOG" >/dev/null &
   SERVER_PID=$!
   for _ in $(seq 1 200); do
     if curl -fsS "$BASE/health" >/dev/null 2>&1; then return 0; fi

@@ -1,14 +1,13 @@
-//! `grantmatch import DIR`: validate, embed (reusing unchanged vectors), re-classify
-//! derived labels by embeddings, and install atomically.
+//! `grantmatch import DIR` (the pipeline is `grantmatch_engine::import`) and
+//! `grantmatch eval-classifier`.
 
 use std::path::Path;
 
 use anyhow::Result;
 use grantmatch_engine::classify;
 use grantmatch_engine::embed::{Embedder, ModelConfig};
+use grantmatch_engine::import::import_catalogue;
 use grantmatch_engine::records::CatalogueRecords;
-use grantmatch_engine::store::SnapshotStore;
-use grantmatch_engine::{Catalogue, GrantVectors};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub fn run(
@@ -17,9 +16,8 @@ pub fn run(
     model: &ModelConfig,
     skip_embeddings: bool,
 ) -> Result<()> {
-    let store = SnapshotStore::new(data_dir);
-    // Validate first: a bad catalogue fails before any embedding work.
-    let mut records = CatalogueRecords::read_dir(source)?;
+    // Validate before loading the model, so a bad catalogue fails fast and clearly.
+    CatalogueRecords::read_dir(source)?;
     let embedder = if skip_embeddings {
         eprintln!("warning: --skip-embeddings: matching answers 503 until the catalogue is imported with the model");
         None
@@ -32,43 +30,32 @@ pub fn run(
             }
         }
     };
-    let mut vectors = None;
-    if let Some(embedder) = &embedder {
-        let previous = match store.current()? {
-            Some(dir) => GrantVectors::load(&dir).unwrap_or(None),
-            None => None,
-        };
-        let cat = Catalogue::new(records.clone());
-        let bar = ProgressBar::new(0).with_style(
-            ProgressStyle::with_template("embedding {bar:40} {pos}/{len} grants ({eta} left)")
-                .expect("valid template"),
-        );
-        let (v, embedded) =
-            GrantVectors::build(&cat, embedder, previous.as_ref(), &|done, total| {
-                bar.set_length(total as u64);
-                bar.set_position(done as u64);
-            })?;
-        bar.finish_and_clear();
-        let reassigned = classify::reassign_derived(&mut records, &cat, &v);
-        eprintln!(
-            "embeddings: {embedded} grants embedded, {} reused; {reassigned} grants with derived labels re-classified by embeddings",
-            cat.grants.len() - embedded
-        );
-        vectors = Some(v);
-    }
-    let summary = store.install(records, |_, dir| match &vectors {
-        Some(v) => v.save(dir),
-        None => Ok(()),
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("embedding {bar:40} {pos}/{len} grants ({eta} left)")
+            .expect("valid template"),
+    );
+    let report = import_catalogue(data_dir, source, embedder.as_ref(), &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
     })?;
+    bar.finish_and_clear();
+    let s = &report.summary;
+    if let Some(n) = report.embedded {
+        eprintln!(
+            "embeddings: {n} grants embedded, {} reused; {} grants with derived labels re-classified by embeddings",
+            report.reused(),
+            report.reclassified
+        );
+    }
     eprintln!(
         "imported {} grants, {} providers, {} regions, {} grant areas, {} eligible entities, {} target groups into {}",
-        summary.grants,
-        summary.grant_providers,
-        summary.regions,
-        summary.grant_areas,
-        summary.eligible_entities,
-        summary.target_groups,
-        summary.snapshot.display()
+        s.grants,
+        s.grant_providers,
+        s.regions,
+        s.grant_areas,
+        s.eligible_entities,
+        s.target_groups,
+        s.snapshot.display()
     );
     Ok(())
 }

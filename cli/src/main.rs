@@ -17,12 +17,13 @@ use grantmatch_server::mailer::SmtpConfig;
 use grantmatch_server::matcher::Matcher;
 use grantmatch_server::ratelimit::RateLimits;
 use grantmatch_server::usage::{outbox, parse_period, period_start, stats, QuotaPolicy, QuotaView};
-use grantmatch_server::AppState;
+use grantmatch_server::{AppState, HttpConfig};
 use uuid::Uuid;
 
 mod config;
 mod import;
 mod matching;
+mod qualification;
 mod synthetic;
 
 #[derive(Parser)]
@@ -160,6 +161,19 @@ struct ServeArgs {
     /// JSON file with match options (weights, calibration); defaults are documented in the README.
     #[arg(long, env = "GRANTMATCH_MATCH_OPTIONS")]
     match_options: Option<PathBuf>,
+    /// Seconds after which a request is aborted with 503 `timeout`.
+    #[arg(long, env = "GRANTMATCH_REQUEST_TIMEOUT", default_value_t = 30)]
+    request_timeout: u64,
+    /// Largest accepted request body in bytes (413 above).
+    #[arg(long, env = "GRANTMATCH_MAX_BODY_BYTES", default_value_t = 65536)]
+    max_body_bytes: usize,
+    /// Origin allowed by CORS (repeatable; none = CORS off).
+    #[arg(
+        long = "cors-origin",
+        env = "GRANTMATCH_CORS_ORIGINS",
+        value_delimiter = ','
+    )]
+    cors_origins: Vec<String>,
     /// Matching requests computed or waiting at once before 503.
     #[arg(long, env = "GRANTMATCH_MATCH_QUEUE", default_value_t = 64)]
     match_queue: usize,
@@ -171,6 +185,17 @@ enum PartnerCmd {
     Create(PartnerCreate),
     /// List partners (tab-separated: id, name, tier, contact e-mail, regions, grant areas).
     List,
+    /// The partner's AI qualification prompt.
+    #[command(subcommand)]
+    Qualification(qualification::QualificationCmd),
+    /// The partner's custom categories.
+    #[command(subcommand)]
+    Category(qualification::CategoryCmd),
+    /// Progress of the partner's qualification and categorisation (JSON).
+    Status {
+        #[arg(long)]
+        partner: String,
+    },
 }
 
 #[derive(Args)]
@@ -309,6 +334,11 @@ fn run(cli: Cli) -> Result<()> {
                 })
                 .with_quota_policy(QuotaPolicy {
                     quarter_share: args.quota_quarter_share,
+                })
+                .with_http(HttpConfig {
+                    request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
+                    max_body_bytes: args.max_body_bytes,
+                    cors_origins: args.cors_origins.clone(),
                 });
             state.mailer_configured = smtp.is_some();
             let rt = tokio::runtime::Builder::new_multi_thread()
@@ -385,6 +415,13 @@ fn run(cli: Cli) -> Result<()> {
             })?;
             println!("{}", partner.id);
             Ok(())
+        }
+        Command::Partner(PartnerCmd::Qualification(cmd)) => {
+            qualification::run_qualification(&data_dir, cmd)
+        }
+        Command::Partner(PartnerCmd::Category(cmd)) => qualification::run_category(&data_dir, cmd),
+        Command::Partner(PartnerCmd::Status { partner }) => {
+            qualification::run_status(&data_dir, &partner)
         }
         Command::Partner(PartnerCmd::List) => {
             let db = Db::open(&data_dir)?;

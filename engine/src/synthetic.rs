@@ -74,7 +74,7 @@ impl Rng {
 
     /// Uniform in `0..n` (`n > 0`).
     fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 
     fn range(&mut self, lo: usize, hi: usize) -> usize {
@@ -310,7 +310,7 @@ fn euros(v: u64) -> String {
     let s = v.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push('.');
         }
         out.push(c);

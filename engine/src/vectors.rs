@@ -109,7 +109,7 @@ pub fn passage_text(g: &Grant) -> String {
     let mut t = g.title.clone();
     for part in [&g.short_description, &g.description].into_iter().flatten() {
         if !t.contains(part.as_str()) {
-            t.push_str("\n");
+            t.push('\n');
             t.push_str(part);
         }
     }
@@ -143,7 +143,7 @@ impl GrantVectors {
     /// Vectors from a row-major matrix (`data.len()` a multiple of `dim`), e.g. pseudo
     /// embeddings for benchmarks: rows are normalised here, without copying the matrix.
     pub fn from_matrix(model_id: &str, dim: usize, mut data: Vec<f32>) -> Result<Self> {
-        if dim == 0 || data.len() % dim != 0 {
+        if dim == 0 || !data.len().is_multiple_of(dim) {
             return Err(Error::InvalidInput(format!(
                 "a matrix of {} values does not have rows of {dim} dimensions",
                 data.len()
@@ -362,7 +362,7 @@ impl GrantVectors {
 
 impl Compact {
     fn build(data: &[f32], dim: usize) -> Self {
-        let n = if dim == 0 { 0 } else { data.len() / dim };
+        let n = data.len().checked_div(dim).unwrap_or(0);
         if n == 0 {
             return Compact::default();
         }
@@ -707,7 +707,7 @@ mod tests {
         let mut overlap = 0;
         for i in 0..10 {
             let q = normalized(v.row(i * 7));
-            let keep = |g: Idx| g % 5 != 0;
+            let keep = |g: Idx| !g.is_multiple_of(5);
             let fast = v.top_k_with(Scan::Compact, &q, 25, keep);
             let exact = brute(&v, &q, 25, keep);
             assert_eq!(fast.len(), 25);

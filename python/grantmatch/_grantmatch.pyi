@@ -259,9 +259,11 @@ def import_catalogue(
     embeddings: bool = True,
     threads: Optional[int] = None,
 ) -> Dict[str, Any]:
-    """Validates, embeds and installs a catalogue directory (``grantmatch import``).
+    """Validates, embeds, re-classifies derived labels and installs a catalogue
+    directory, as ``grantmatch import``.
 
-    Returns the snapshot path, record counts and ``embedded``/``reused`` vector counts.
+    Returns ``snapshot``, the record counts, ``embedded``/``reused`` vector counts and
+    ``reclassified`` (grants whose derived labels were re-assigned by embeddings).
     """
 
 def default_data_dir() -> str:

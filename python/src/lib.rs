@@ -14,8 +14,6 @@
 use std::path::PathBuf;
 
 use grantmatch_engine::embed::Embedder;
-use grantmatch_engine::store::SnapshotStore;
-use grantmatch_engine::GrantVectors;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -31,9 +29,11 @@ use engine::Settings;
 /// Validates a catalogue directory (the import format: `regions.jsonl`,
 /// `grant_areas.jsonl`, `eligible_entities.jsonl`, `target_groups.jsonl`,
 /// `grant_providers.jsonl`, `grants.jsonl`), embeds its grants and makes it the live
-/// catalogue of `data_dir` — what `grantmatch import` does. Vectors of grants whose text
-/// did not change since the previous import (same model) are reused, so re-importing is
-/// fast. On any error the live catalogue stays as it was.
+/// catalogue of `data_dir` — what `grantmatch import` does, step by step: validate, embed
+/// (vectors of grants whose text did not change since the previous import with the same
+/// model are reused, so re-importing is fast), re-classify the derived labels of grants
+/// by their embeddings, install atomically. On any error the live catalogue stays as it
+/// was.
 ///
 /// Args:
 ///     source_dir: the catalogue directory.
@@ -48,8 +48,9 @@ use engine::Settings;
 ///
 /// Returns:
 ///     A dict: `snapshot`, the record counts (`grants`, `grant_providers`, `regions`,
-///     `grant_areas`, `eligible_entities`, `target_groups`) and `embedded` / `reused`
-///     (grants embedded now / vectors reused).
+///     `grant_areas`, `eligible_entities`, `target_groups`), `embedded` / `reused`
+///     (grants embedded now / vectors reused) and `reclassified` (grants whose derived
+///     labels were re-assigned by embeddings).
 ///
 /// Raises:
 ///     InvalidInputError: the catalogue is invalid (the message lists every problem with
@@ -68,31 +69,22 @@ fn import_catalogue<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let settings = Settings::resolve(data_dir, model_dir, model_variant, threads)?;
-    let (summary, embedded) = py
+    let report = py
         .detach(|| {
-            let store = SnapshotStore::new(&settings.data_dir);
             let embedder = if embeddings {
                 Some(Embedder::load(&settings.model)?)
             } else {
                 None
             };
-            let previous = match store.current()? {
-                Some(dir) => GrantVectors::load(&dir).unwrap_or(None),
-                None => None,
-            };
-            let mut embedded = 0;
-            let summary = store.import(&source_dir, |cat, dir| {
-                let Some(embedder) = &embedder else {
-                    return Ok(());
-                };
-                let (vectors, n) =
-                    GrantVectors::build(cat, embedder, previous.as_ref(), &|_, _| {})?;
-                embedded = n;
-                vectors.save(dir)
-            })?;
-            Ok::<_, grantmatch_engine::Error>((summary, embeddings.then_some(embedded)))
+            grantmatch_engine::import::import_catalogue(
+                &settings.data_dir,
+                &source_dir,
+                embedder.as_ref(),
+                &|_, _| {},
+            )
         })
         .map_err(errors::to_py)?;
+    let summary = &report.summary;
     let d = PyDict::new(py);
     d.set_item("snapshot", summary.snapshot.display().to_string())?;
     d.set_item("grants", summary.grants)?;
@@ -101,8 +93,9 @@ fn import_catalogue<'py>(
     d.set_item("grant_areas", summary.grant_areas)?;
     d.set_item("eligible_entities", summary.eligible_entities)?;
     d.set_item("target_groups", summary.target_groups)?;
-    d.set_item("embedded", embedded.unwrap_or(0))?;
-    d.set_item("reused", embedded.map(|n| summary.grants - n).unwrap_or(0))?;
+    d.set_item("embedded", report.embedded.unwrap_or(0))?;
+    d.set_item("reused", report.reused())?;
+    d.set_item("reclassified", report.reclassified)?;
     Ok(d)
 }
 

@@ -179,6 +179,10 @@ def test_import_catalogue(tmp_path, model_dir):
     s = grantmatch.import_catalogue(TINY, d, model_dir, model_variant="int8")
     assert (s["grants"], s["embedded"], s["reused"]) == (12, 12, 0)
     assert s["regions"] == 6 and s["grant_providers"] == 3
+    assert s["reclassified"] >= 0 and set(s) == {
+        "snapshot", "grants", "grant_providers", "regions", "grant_areas",
+        "eligible_entities", "target_groups", "embedded", "reused", "reclassified",
+    }
     again = grantmatch.import_catalogue(str(TINY), str(d), model_dir, model_variant="int8")
     assert (again["embedded"], again["reused"]) == (0, 12)
     e = grantmatch.Engine.open(d, model_dir, model_variant="int8")

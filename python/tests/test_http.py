@@ -223,3 +223,23 @@ def test_evaluate_equals_cli_eval(engine, eval_set, data_dir, model_dir, cli_bin
         assert mine["profile"] == theirs["profile"]
         assert mine["ndcg@10"] == pytest.approx(theirs["ndcg@10"], abs=1e-9)
         assert mine["recall@25"] == pytest.approx(theirs["recall@25"], abs=1e-9)
+
+
+def test_import_equals_cli_import(tmp_path, engine, data_dir, model_dir, cli_binary):
+    """`grantmatch import` over the same previous snapshot installs the same catalogue
+    (records, derived labels re-classified by embeddings, vectors) as import_catalogue."""
+    d = tmp_path / "data"
+    shutil.copytree(Path(data_dir) / "catalogue", d / "catalogue")
+    subprocess.run(
+        [cli_binary, "--data-dir", str(d), "--model-dir", model_dir, "--model-variant", VARIANT,
+         "import", str(REPO / "fixtures" / "catalogue")],
+        env=clean_env(), check=True, capture_output=True, text=True, timeout=600,
+    )
+    cli = grantmatch.Engine.open(d, model_dir, model_variant=VARIANT)
+    assert cli.snapshot_dir != engine.snapshot_dir
+    assert cli.grants() == engine.grants()
+    for g in engine.grants():
+        assert cli.grant(g["id"]) == engine.grant(g["id"])
+    ours, our_ids = engine.grant_embeddings()
+    theirs, their_ids = cli.grant_embeddings()
+    assert our_ids == their_ids and (ours == theirs).all()

@@ -93,6 +93,39 @@ CREATE TABLE email_outbox (
     UNIQUE (partner_id, quarter, kind)
 );
 "#,
+    // Per-partner qualification prompt, custom categories and per-grant results
+    // (server/src/qualification.rs).
+    r#"
+CREATE TABLE partner_assessment (
+    partner_id TEXT PRIMARY KEY REFERENCES partners(id),
+    prompt TEXT,
+    prompt_updated_at TEXT,
+    version INTEGER NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE partner_categories (
+    id TEXT PRIMARY KEY,
+    partner_id TEXT NOT NULL REFERENCES partners(id),
+    name TEXT NOT NULL,
+    name_en TEXT NOT NULL,
+    description TEXT,
+    keywords TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX partner_categories_partner ON partner_categories (partner_id);
+CREATE TABLE partner_grant_results (
+    partner_id TEXT NOT NULL REFERENCES partners(id),
+    grant_id TEXT NOT NULL,
+    ai_qualified INTEGER,
+    reasoning TEXT,
+    qualification_key TEXT,
+    category_ids TEXT,
+    categories_key TEXT,
+    assessed_for_version INTEGER NOT NULL,
+    assessed_at TEXT NOT NULL,
+    PRIMARY KEY (partner_id, grant_id)
+);
+"#,
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,9 @@ pub mod mailer;
 pub mod matcher;
 pub mod matching_store;
 mod middleware;
+pub mod openapi;
 pub mod params;
+pub mod qualification;
 pub mod quota;
 pub mod ratelimit;
 mod routes;
@@ -31,7 +33,12 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use grantmatch_engine::Engine;
 use serde_json::json;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{header, HeaderName, HeaderValue, Method};
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::cors::{AllowOrigin, CorsLayer};
 use tower_http::trace::TraceLayer;
 
 use crate::auth::PartnerCache;
@@ -46,8 +53,30 @@ use crate::usage::QuotaPolicy;
 use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::MatchOptions;
 
+/// HTTP hardening settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpConfig {
+    /// A request (handler included) that takes longer is answered 503 `timeout`.
+    pub request_timeout: Duration,
+    /// Larger request bodies are refused with 413 `payload_too_large`.
+    pub max_body_bytes: usize,
+    /// Origins allowed by CORS; empty = CORS off (no CORS headers at all).
+    pub cors_origins: Vec<String>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            request_timeout: Duration::from_secs(30),
+            max_body_bytes: 64 * 1024,
+            cors_origins: Vec::new(),
+        }
+    }
+}
+
 /// Shared state of all handlers.
 pub struct AppState {
+    pub http: HttpConfig,
     pub engine: Arc<Engine>,
     pub db: Arc<Db>,
     pub matcher: Matcher,
@@ -64,6 +93,7 @@ pub struct AppState {
 impl AppState {
     pub fn new(engine: Arc<Engine>, db: Arc<Db>) -> Self {
         AppState {
+            http: HttpConfig::default(),
             ledger: Arc::new(Ledger::new(db.clone())),
             engine,
             db,
@@ -75,6 +105,12 @@ impl AppState {
             mail_wakeup: tokio::sync::Notify::new(),
             partners: PartnerCache::default(),
         }
+    }
+
+    /// Replaces the HTTP hardening settings.
+    pub fn with_http(mut self, http: HttpConfig) -> Self {
+        self.http = http;
+        self
     }
 
     /// Replaces the rate limits.
@@ -154,14 +190,49 @@ pub fn app(state: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::track,
-        ));
-    Router::new()
+        ))
+        .layer(DefaultBodyLimit::max(state.http.max_body_bytes));
+    let router = Router::new()
         .route("/health", get(health))
+        // OpenAPI document and Swagger UI: public, outside the authenticated /api/v1 layer.
+        .merge(openapi::router())
         .nest("/api/v1", api)
         .fallback(not_found)
-        .with_state(state)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::harden,
+        ))
+        .with_state(state.clone())
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http());
+    match cors(&state.http.cors_origins) {
+        Some(layer) => router.layer(layer),
+        None => router,
+    }
+}
+
+/// CORS for the configured origins; `None` (off) when there are none.
+fn cors(origins: &[String]) -> Option<CorsLayer> {
+    if origins.is_empty() {
+        return None;
+    }
+    let origins: Vec<HeaderValue> = origins.iter().filter_map(|o| o.parse().ok()).collect();
+    Some(
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::list(origins))
+            .allow_methods([Method::GET, Method::POST])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                HeaderName::from_static("prefer"),
+            ])
+            .expose_headers([
+                HeaderName::from_static("x-ratelimit-limit"),
+                HeaderName::from_static("x-ratelimit-remaining"),
+                HeaderName::from_static("x-ratelimit-reset"),
+                header::RETRY_AFTER,
+            ]),
+    )
 }
 
 /// Loads the embedding model in the background (the API answers at once; matching
@@ -202,6 +273,7 @@ pub async fn serve(
         .map_err(|e| ServerError::Io(e.to_string()))?;
     tracing::info!(%local, grants = state.engine.catalogue.grants.len(), "grantmatch listening");
     state.ledger.spawn_flusher();
+    qualification::spawn_assessor(state.clone());
     match smtp {
         Some(cfg) => mailer::spawn(state.clone(), cfg),
         None => tracing::info!("SMTP is not configured: quota warning e-mails stay in the outbox"),

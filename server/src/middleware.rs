@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::{Request, State};
-use axum::http::StatusCode;
+use axum::extract::{OriginalUri, Request, State};
+use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -16,10 +16,51 @@ use crate::routes::matching::OrganizationId;
 use crate::usage::MATCHING_ENDPOINT;
 use crate::AppState;
 
+/// Bounds the time of every request (503 `timeout` with the error body, never a hung
+/// connection) and sets standard security headers.
+pub async fn harden(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let mut resp = bounded(state.http.request_timeout, next.run(req)).await;
+    let h = resp.headers_mut();
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    resp
+}
+
+/// Runs `fut`, or answers 503 `timeout` with the error body when it takes longer than
+/// `limit` (the future is dropped, so its work is cancelled).
+async fn bounded(
+    limit: std::time::Duration,
+    fut: impl std::future::Future<Output = Response>,
+) -> Response {
+    match tokio::time::timeout(limit, fut).await {
+        Ok(r) => r,
+        Err(_) => {
+            tracing::warn!("request timed out");
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "timeout",
+                "the request took too long and was aborted; retry later",
+            )
+            .into_response()
+        }
+    }
+}
+
 pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: Next) -> Response {
     let started = Instant::now();
     let at = state.clock.now();
-    let label = endpoint_label(req.method().as_str(), req.uri().path());
+    // Inside `nest("/api/v1")` the request URI has the prefix stripped; label the
+    // original path.
+    let path = req
+        .extensions()
+        .get::<OriginalUri>()
+        .map(|u| u.0.path().to_string())
+        .unwrap_or_else(|| req.uri().path().to_string());
+    let label = endpoint_label(req.method().as_str(), &path);
     let is_matching = label == MATCHING_ENDPOINT;
     let caller = authenticate(&state, req.headers()).ok();
     if let Some(c) = &caller {
@@ -72,4 +113,31 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
         state.ledger.record(row);
     }
     resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stalled_handler_gets_a_timeout_error_body() {
+        let resp = bounded(
+            std::time::Duration::from_secs(30),
+            std::future::pending::<Response>(),
+        )
+        .await;
+        assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let body = axum::body::to_bytes(resp.into_body(), 1024).await.unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["error"]["code"], "timeout");
+    }
+
+    #[tokio::test]
+    async fn a_quick_handler_is_not_affected() {
+        let resp = bounded(std::time::Duration::from_secs(30), async {
+            StatusCode::NO_CONTENT.into_response()
+        })
+        .await;
+        assert_eq!(resp.status(), StatusCode::NO_CONTENT);
+    }
 }

@@ -153,12 +153,13 @@ impl QuotaView {
         )
     }
 
-    /// `ok` below 90 %, `warning` from 90 % to 100 %, `exceeded` above 100 %.
+    /// `ok` below 90 %, `warning` from 90 % to 100 %, `exceeded` above 100 % — decided
+    /// on exact counts, not on the rounded percentages.
     pub fn status(&self) -> &'static str {
-        let (o, m) = self.pcts();
-        if o > 100.0 || m > 100.0 {
+        let limits = [self.orgs, self.matching];
+        if limits.iter().any(|&(c, l)| c > l) {
             "exceeded"
-        } else if o >= 90.0 || m >= 90.0 {
+        } else if limits.iter().any(|&(c, l)| reached_warning(c, l)) {
             "warning"
         } else {
             "ok"
@@ -189,6 +190,11 @@ impl QuotaView {
     }
 }
 
+/// True when `current` is at least 90 % of `limit` (exact integer comparison).
+fn reached_warning(current: i64, limit: i64) -> bool {
+    current * 10 >= limit * 9
+}
+
 /// Queues the 90 % warning e-mail for each limit that reached it, at most once per
 /// partner, quarter and limit (a UNIQUE constraint makes this exact). Returns how many
 /// new e-mails were queued.
@@ -204,10 +210,10 @@ pub fn queue_quota_warnings(
         ("active_organizations", "aktive Organisationen", q.orgs),
     ];
     for (kind, label, (current, limit)) in kinds {
-        let pct = percentage(current, limit);
-        if pct < 90.0 {
+        if !reached_warning(current, limit) {
             continue;
         }
+        let pct = percentage(current, limit);
         let subject = format!(
             "grantmatch: {pct:.0} % Ihres Kontingents für {label} im {} erreicht",
             q.quarter

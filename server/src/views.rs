@@ -8,6 +8,8 @@ use grantmatch_engine::model::{provider_type_label, Grant, GrantProvider};
 use grantmatch_engine::{Catalogue, Engine, Idx, ResolvedScope};
 use serde_json::{json, Map, Value};
 
+use crate::qualification::PartnerAnnotations;
+
 fn region_ref(cat: &Catalogue, r: Idx) -> Value {
     let region = &cat.regions[r as usize];
     json!({ "id": region.id, "name": region.name_de })
@@ -18,8 +20,10 @@ fn area_ref(cat: &Catalogue, a: Idx) -> Value {
     json!({ "id": area.id, "name": area.name_de })
 }
 
-/// Fields shared by the list item and the detail of a grant.
-fn grant_common(cat: &Catalogue, g: Idx) -> Map<String, Value> {
+/// Fields shared by the list item and the detail of a grant. `ai_qualified`,
+/// `ai_qualification_reasoning` and `custom_categories` are the calling partner's own
+/// results (`ann`; null/[] until assessed).
+fn grant_common(cat: &Catalogue, g: Idx, ann: &PartnerAnnotations) -> Map<String, Value> {
     let grant: &Grant = &cat.grants[g as usize];
     let provider = cat.grant_provider(g).map(|p| {
         let p = &cat.grant_providers[p as usize];
@@ -53,18 +57,23 @@ fn grant_common(cat: &Catalogue, g: Idx) -> Map<String, Value> {
         "custom_categories": [],
     });
     match v {
-        Value::Object(m) => m,
+        Value::Object(mut m) => {
+            for (k, v) in ann.fields(grant.id) {
+                m.insert(k.to_string(), v);
+            }
+            m
+        }
         _ => unreachable!("json! object"),
     }
 }
 
-pub fn grant_item(cat: &Catalogue, g: Idx) -> Value {
-    Value::Object(grant_common(cat, g))
+pub fn grant_item(cat: &Catalogue, g: Idx, ann: &PartnerAnnotations) -> Value {
+    Value::Object(grant_common(cat, g, ann))
 }
 
-pub fn grant_detail(cat: &Catalogue, g: Idx) -> Value {
+pub fn grant_detail(cat: &Catalogue, g: Idx, ann: &PartnerAnnotations) -> Value {
     let grant = &cat.grants[g as usize];
-    let mut m = grant_common(cat, g);
+    let mut m = grant_common(cat, g, ann);
     let provider = cat.grant_provider(g).map(|p| {
         let p = &cat.grant_providers[p as usize];
         json!({

@@ -7,8 +7,16 @@
 //! JSONL files (see `common`).
 
 mod common;
+#[path = "api/hardening.rs"]
+mod hardening;
 #[path = "api/matching.rs"]
 mod matching;
+#[path = "api/openapi.rs"]
+mod openapi;
+#[path = "api/qualification.rs"]
+mod qualification;
+#[path = "api/usage.rs"]
+mod usage;
 
 use std::collections::BTreeSet;
 

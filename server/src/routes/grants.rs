@@ -5,13 +5,14 @@ use std::sync::Arc;
 use axum::extract::{RawQuery, State};
 use axum::Json;
 use grantmatch_engine::model::GrantType;
-use grantmatch_engine::GrantFilter;
+use grantmatch_engine::{GrantFilter, Page, PageRequest};
 use serde_json::{json, Value};
 
 use super::PathId;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::params::{clip, Params};
+use crate::qualification::PartnerAnnotations;
 use crate::views;
 use crate::AppState;
 
@@ -43,14 +44,60 @@ pub async fn list(
         q: p.q()?,
     };
     let page = p.page(MAX_PER_PAGE)?;
+    // Filters on the caller's own qualification results (README: API notes).
+    let ai_qualified = match p.single("ai_qualified")? {
+        None => None,
+        Some(_) => Some(p.flag("ai_qualified")?),
+    };
+    let category_ids = p.uuids("custom_category_ids")?;
     let engine = state.engine.clone();
+    let db = state.db.clone();
     let result = tokio::task::spawn_blocking(move || {
-        let page = engine.list_grants(caller.scope(), &filter, page)??;
         let cat = &engine.catalogue;
+        let partner = caller.partner.partner.id;
+        let (page, ann) = if ai_qualified.is_none() && category_ids.is_empty() {
+            let page = engine.list_grants(caller.scope(), &filter, page)??;
+            let ids: Vec<uuid::Uuid> = page
+                .items
+                .iter()
+                .map(|&g| cat.grants[g as usize].id)
+                .collect();
+            (page, PartnerAnnotations::load(&db, partner, Some(&ids))?)
+        } else {
+            let ann = PartnerAnnotations::load(&db, partner, None)?;
+            if let Some(unknown) = category_ids.iter().find(|c| !ann.has_category(**c)) {
+                return Err(ApiError::bad_request(format!(
+                    "custom_category_ids: {unknown} is not one of the partner's categories"
+                )));
+            }
+            let all = PageRequest {
+                page: 1,
+                per_page: usize::MAX,
+            };
+            let items: Vec<_> = engine
+                .list_grants(caller.scope(), &filter, all)??
+                .items
+                .into_iter()
+                .filter(|&g| {
+                    let id = cat.grants[g as usize].id;
+                    ai_qualified.is_none_or(|q| ann.qualified(id) == Some(q))
+                        && (category_ids.is_empty()
+                            || ann.category_ids(id).any(|c| category_ids.contains(&c)))
+                })
+                .collect();
+            let start = (page.page - 1).saturating_mul(page.per_page);
+            let page = Page {
+                total: items.len(),
+                items: items.into_iter().skip(start).take(page.per_page).collect(),
+                page: page.page,
+                per_page: page.per_page,
+            };
+            (page, ann)
+        };
         let grants: Vec<Value> = page
             .items
             .iter()
-            .map(|&g| views::grant_item(cat, g))
+            .map(|&g| views::grant_item(cat, g, &ann))
             .collect();
         Ok::<_, ApiError>(json!({ "grants": grants, "meta": views::page_meta(&page) }))
     })
@@ -70,7 +117,12 @@ pub async fn detail(
         .find_grant(&id)
         .filter(|&g| caller.scope().is_visible(g))
         .ok_or_else(|| ApiError::not_found(format!("no grant `{}`", clip(&id))))?;
+    let ann = PartnerAnnotations::load(
+        &state.db,
+        caller.partner.partner.id,
+        Some(&[engine.catalogue.grants[g as usize].id]),
+    )?;
     Ok(Json(
-        json!({ "grant": views::grant_detail(&engine.catalogue, g) }),
+        json!({ "grant": views::grant_detail(&engine.catalogue, g, &ann) }),
     ))
 }

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -62,9 +63,20 @@ pub async fn create(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     caller.require("matching:use")?;
+    let body = body.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "the request body is larger than the limit (64 KiB by default)",
+            )
+        } else {
+            ApiError::bad_request(format!("cannot read the request body: {e}"))
+        }
+    })?;
     let value = json_body(&headers, &body)?;
     let input = MatchInput::from_value(value.clone())?;
     let profile = input.resolve(&state.engine.catalogue)?;

@@ -50,7 +50,7 @@ fn model_dir() -> std::path::PathBuf {
 }
 
 /// The embedding model, loaded once per test binary; fails (never skips) when missing.
-fn embedder() -> Arc<Embedder> {
+pub(crate) fn embedder() -> Arc<Embedder> {
     static E: OnceLock<Arc<Embedder>> = OnceLock::new();
     E.get_or_init(|| {
         let variant = std::env::var("GRANTMATCH_MODEL_VARIANT")
@@ -85,7 +85,7 @@ fn tiny_plain() -> Engine {
 }
 
 /// The tiny catalogue with real embeddings.
-fn tiny_engine() -> Arc<Engine> {
+pub(crate) fn tiny_engine() -> Arc<Engine> {
     static E: OnceLock<Arc<Engine>> = OnceLock::new();
     E.get_or_init(|| {
         let embedder = embedder();

@@ -1,0 +1,160 @@
+//! `grantmatch partner qualification|category|status`: a partner's qualification prompt
+//! and custom categories (stored in the data directory's database; a running server
+//! notices changes within a few seconds and re-assesses in the background).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand};
+use grantmatch_engine::qualify::{describe, QualificationPrompt};
+use grantmatch_engine::Engine;
+use grantmatch_server::db::{Db, Partner};
+use grantmatch_server::qualification as q;
+use uuid::Uuid;
+
+#[derive(Subcommand)]
+pub enum QualificationCmd {
+    /// Set the partner's qualification prompt from a file (UTF-8 text).
+    Set {
+        #[arg(long)]
+        partner: String,
+        #[arg(long)]
+        prompt_file: PathBuf,
+    },
+    /// Remove the partner's qualification prompt (ai_qualified becomes null).
+    Clear {
+        #[arg(long)]
+        partner: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum CategoryCmd {
+    /// Add a custom category; prints its id alone on stdout.
+    Add(CategoryAdd),
+    /// List the partner's categories (tab-separated: id, name, name_en, description, keywords).
+    List {
+        #[arg(long)]
+        partner: String,
+    },
+    /// Remove a category by id.
+    Remove {
+        #[arg(long)]
+        partner: String,
+        category_id: Uuid,
+    },
+}
+
+#[derive(Args)]
+pub struct CategoryAdd {
+    #[arg(long)]
+    partner: String,
+    /// German name (canonical).
+    #[arg(long)]
+    name: String,
+    /// English name.
+    #[arg(long)]
+    name_en: String,
+    #[arg(long)]
+    description: Option<String>,
+    /// Comma-separated keywords.
+    #[arg(long, value_delimiter = ',')]
+    keywords: Vec<String>,
+}
+
+fn partner(db: &Db, p: &str) -> Result<Partner> {
+    db.find_partner(p)?
+        .ok_or_else(|| anyhow!("unknown partner `{p}`"))
+}
+
+pub fn run_qualification(data_dir: &Path, cmd: QualificationCmd) -> Result<()> {
+    let db = Db::open(data_dir)?;
+    match cmd {
+        QualificationCmd::Set {
+            partner: p,
+            prompt_file,
+        } => {
+            let p = partner(&db, &p)?;
+            let text = std::fs::read_to_string(&prompt_file)
+                .with_context(|| format!("cannot read {}", prompt_file.display()))?;
+            let version = q::set_prompt(&db, p.id, &text)?;
+            eprintln!(
+                "qualification prompt of {} set (configuration version {version}); a running server re-assesses within seconds",
+                p.name
+            );
+            // Show how the prompt was read, when a catalogue is imported.
+            if let Ok(engine) = Engine::open(data_dir) {
+                let parsed = QualificationPrompt::parse(&engine.catalogue, &text);
+                for line in describe(&engine.catalogue, &parsed) {
+                    eprintln!("  {line}");
+                }
+            }
+            Ok(())
+        }
+        QualificationCmd::Clear { partner: p } => {
+            let p = partner(&db, &p)?;
+            if q::clear_prompt(&db, p.id)? {
+                eprintln!("qualification prompt of {} removed", p.name);
+            } else {
+                eprintln!("{} has no qualification prompt", p.name);
+            }
+            Ok(())
+        }
+    }
+}
+
+pub fn run_category(data_dir: &Path, cmd: CategoryCmd) -> Result<()> {
+    let db = Db::open(data_dir)?;
+    match cmd {
+        CategoryCmd::Add(a) => {
+            let p = partner(&db, &a.partner)?;
+            let c = q::add_category(
+                &db,
+                p.id,
+                &q::NewCategory {
+                    name: a.name,
+                    name_en: a.name_en,
+                    description: a.description,
+                    keywords: a.keywords,
+                },
+            )?;
+            println!("{}", c.id);
+            Ok(())
+        }
+        CategoryCmd::List { partner: p } => {
+            let p = partner(&db, &p)?;
+            for c in q::categories(&db, p.id)? {
+                println!(
+                    "{}\t{}\t{}\t{}\t{}",
+                    c.id,
+                    c.name,
+                    c.name_en,
+                    c.description.as_deref().unwrap_or("-"),
+                    c.keywords.join(",")
+                );
+            }
+            Ok(())
+        }
+        CategoryCmd::Remove {
+            partner: p,
+            category_id,
+        } => {
+            let p = partner(&db, &p)?;
+            if !q::remove_category(&db, p.id, category_id)? {
+                bail!("{} has no category {category_id}", p.name);
+            }
+            eprintln!("category {category_id} removed");
+            Ok(())
+        }
+    }
+}
+
+/// Assessment progress of a partner as JSON.
+pub fn run_status(data_dir: &Path, p: &str) -> Result<()> {
+    let engine = Engine::open(data_dir).context("no catalogue imported")?;
+    let db = Db::open(data_dir)?;
+    let p = partner(&db, p)?;
+    let status = q::status(&engine, &db, &p)?;
+    println!("{}", serde_json::to_string_pretty(&status)?);
+    Ok(())
+}

@@ -1,0 +1,1222 @@
+//! Per-partner AI qualification and custom categories, with the local model and rules.
+//!
+//! ## Qualification
+//! A partner describes in free German or English text which programmes fit its users
+//! ("Programme, die gemeinnützige Vereine in Sachsen für Jugendarbeit nutzen können;
+//! keine Kredite"). [`QualificationPrompt::parse`] reads the constraints that map onto
+//! catalogue facts and applies them as rules:
+//!
+//! - **regions** — Land (or country/continent) names, also adjectives ("sächsische") and
+//!   multi-word names ("Sachsen-Anhalt"): a grant fits when one of its regions is the
+//!   named region, lies inside it or contains it (national and EU programmes apply to a
+//!   Land), as in partner scopes;
+//! - **eligible entities** — names, plurals and aliases of the vocabulary ("Vereine",
+//!   "e.V.", "Kommunen", "Gemeinden") plus company words ("KMU", "Unternehmen",
+//!   "Start-ups", "Mittelstand") that stand for every company form: a grant with known
+//!   eligible entities fits when it shares one; grants without eligibility data fit;
+//! - **grant type** — "keine Kredite/Darlehen", "keine Bürgschaften", "keine
+//!   Beteiligungen" exclude a type, "nur Zuschüsse" allows only that type (a negation
+//!   or "nur" governs the grant-type words that follow it in the same clause);
+//! - **non-profit** — "gemeinnützig", "non-profit", "NGO": grants whose known eligible
+//!   entities are only companies, freelancers or private persons do not fit.
+//!
+//! The rest of the prompt (without constraint and filler words) is its **topic**. It
+//! is embedded as an e5 `query: ` and compared with every grant's passage vector. The
+//! threshold is relative to the catalogue: cosines of all grants give a mean and a
+//! standard deviation, and a grant's z-score decides — z ≥ [`TOPIC_Z_STRONG`] (about
+//! the top 7 % of the catalogue) alone, or z ≥ [`TOPIC_Z_WEAK`] (about the top 30 %)
+//! together with at least one topic keyword found in the grant's title or texts
+//! ([`crate::text::analyze`] terms, compounds included). A prompt without topic words
+//! decides by the rules alone. A grant is qualified when every rule and the topic fit.
+//!
+//! The reasoning is two or three German sentences built from facts only: the decisive
+//! rule facts (region, grant type, eligibility, non-profit), the similarity (cosine and
+//! catalogue percentile) and the keywords found. Programme texts are never quoted or
+//! paraphrased.
+//!
+//! ## Custom categories
+//! Each category's "name. description. keywords" is embedded as a query and compared with
+//! every grant (z-scores over the catalogue as above). A category is assigned when
+//! z ≥ [`CATEGORY_Z_STRONG`], or a keyword (an explicit keyword phrase, else a part of the
+//! name) occurs in the grant's title or short description, or z ≥ [`CATEGORY_Z_WEAK`]
+//! and a keyword occurs in the full text. Multi-label: any number per grant.
+//!
+//! All thresholds were fixed before measuring (see the README for the measurements).
+
+use std::collections::{BTreeSet, HashSet};
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::catalogue::{Catalogue, Idx};
+use crate::embed::Embedder;
+use crate::error::{Error, Result};
+use crate::model::{Grant, GrantType, RegionType};
+use crate::text::{analyze, fold_name};
+use crate::vectors::{dot, passage_text, GrantVectors};
+use crate::Engine;
+
+/// Version of the method: stored with results so that a change re-assesses them.
+pub const METHOD_VERSION: u32 = 1;
+
+/// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
+pub const TOPIC_Z_STRONG: f32 = 1.5;
+/// z-score of the topic similarity that qualifies with a keyword hit (≈ top 30 %).
+pub const TOPIC_Z_WEAK: f32 = 0.5;
+/// z-score of a category's similarity that assigns it on its own (≈ top 4 %).
+pub const CATEGORY_Z_STRONG: f32 = 1.75;
+/// z-score that assigns a category together with a keyword in the full text.
+pub const CATEGORY_Z_WEAK: f32 = 0.75;
+
+/// Eligible-entity codes that are for-profit (or private persons): a non-profit prompt
+/// does not fit a grant open only to these.
+const FOR_PROFIT_CODES: &[&str] = &[
+    "gmbh",
+    "ug",
+    "ag",
+    "gbr",
+    "ohg",
+    "kg",
+    "gmbh_co_kg",
+    "partg",
+    "einzelunternehmen",
+    "freiberufler",
+    "privatperson",
+];
+/// Company forms meant by "KMU", "Unternehmen", "Start-ups", ...
+const COMPANY_CODES: &[&str] = &[
+    "gmbh",
+    "ug",
+    "ag",
+    "eg",
+    "gbr",
+    "ohg",
+    "kg",
+    "gmbh_co_kg",
+    "partg",
+    "einzelunternehmen",
+    "freiberufler",
+];
+/// Folded words that stand for companies in general.
+const COMPANY_WORDS: &[&str] = &[
+    "kmu",
+    "sme",
+    "smes",
+    "unternehmen",
+    "unternehmer",
+    "firmen",
+    "firma",
+    "betriebe",
+    "mittelstand",
+    "mittelstandische",
+    "mittelstandischen",
+    "startups",
+    "startup",
+    "companies",
+    "company",
+    "businesses",
+    "enterprises",
+    "handwerksbetriebe",
+];
+/// Aliases of the entity vocabulary too ambiguous to read as an eligibility constraint
+/// in free text ("Jugendarbeit an Schulen" does not restrict applicants to schools).
+const AMBIGUOUS_ENTITY_WORDS: &[&str] = &[
+    "stadt",
+    "kreis",
+    "institut",
+    "schule",
+    "kammer",
+    "kirche",
+    "burger",
+    "burgerin",
+    "initiative",
+    "korperschaft",
+    "anstalt",
+    "eigentumer",
+    "akademie",
+    "partnerschaft",
+    "uni",
+    "se",
+    "ag",
+    "kg",
+    "eg",
+    "verband",
+    "vereinigung",
+    "stiftung",
+];
+
+const NEGATORS: &[&str] = &[
+    "kein",
+    "keine",
+    "keinen",
+    "keiner",
+    "keines",
+    "ohne",
+    "nicht",
+    "ausser",
+    "ausgenommen",
+    "ausgeschlossen",
+    "no",
+    "not",
+    "without",
+    "except",
+    "excluding",
+];
+const ONLY_WORDS: &[&str] = &["nur", "ausschliesslich", "lediglich", "only", "exclusively"];
+/// How many words after a negation or "nur" it governs.
+const MODIFIER_REACH: usize = 6;
+
+/// Words that carry no topic ("Programme, die ... nutzen können").
+const FILLER_WORDS: &[&str] = &[
+    "programm",
+    "programme",
+    "programmen",
+    "forderprogramm",
+    "forderprogramme",
+    "forderprogrammen",
+    "forderung",
+    "forderungen",
+    "fordermittel",
+    "forderangebote",
+    "angebote",
+    "zuwendungen",
+    "mittel",
+    "nutzen",
+    "konnen",
+    "kann",
+    "sollen",
+    "sollten",
+    "passen",
+    "geeignet",
+    "geeignete",
+    "eignen",
+    "beantragen",
+    "bewerben",
+    "welche",
+    "alle",
+    "unsere",
+    "unserer",
+    "unseren",
+    "nutzer",
+    "nutzerinnen",
+    "mitglieder",
+    "kunden",
+    "zielgruppe",
+    "die",
+    "der",
+    "das",
+    "den",
+    "dem",
+    "des",
+    "fur",
+    "und",
+    "oder",
+    "in",
+    "im",
+    "mit",
+    "von",
+    "zu",
+    "zur",
+    "zum",
+    "bei",
+    "auf",
+    "aus",
+    "an",
+    "als",
+    "wie",
+    "sowie",
+    "auch",
+    "insbesondere",
+    "vor",
+    "allem",
+    "bzw",
+    "z",
+    "b",
+    "etc",
+    "programs",
+    "programmes",
+    "program",
+    "funding",
+    "grants",
+    "that",
+    "which",
+    "can",
+    "could",
+    "use",
+    "apply",
+    "our",
+    "users",
+    "members",
+    "suitable",
+    "fit",
+    "for",
+    "and",
+    "or",
+    "the",
+    "of",
+    "to",
+    "with",
+    "from",
+    "by",
+    "on",
+    "at",
+    "is",
+    "are",
+    "sind",
+    "ist",
+    "werden",
+    "wird",
+];
+
+/// A qualification prompt read into rules plus a topic.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QualificationPrompt {
+    /// The prompt as written.
+    pub text: String,
+    /// Regions named (catalogue indices); empty = any region.
+    pub regions: Vec<Idx>,
+    /// Eligible entities named (catalogue indices); empty = any applicant.
+    pub entities: Vec<Idx>,
+    /// Grant types allowed only ("nur Zuschüsse"); empty = no such restriction.
+    pub only_types: Vec<GrantType>,
+    /// Grant types excluded ("keine Kredite").
+    pub excluded_types: Vec<GrantType>,
+    /// `Some(true)` when the users are non-profit ("gemeinnützig").
+    pub non_profit: Option<bool>,
+    /// The remaining topic text (empty = none).
+    pub topic: String,
+}
+
+/// The decision for one grant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Qualification {
+    pub qualified: bool,
+    /// Two or three German sentences citing the deciding facts.
+    pub reasoning: String,
+}
+
+/// A partner's category.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CustomCategory {
+    pub id: Uuid,
+    /// German, canonical.
+    pub name: String,
+    pub name_en: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+}
+
+/// A word of the prompt: its folded form and the clause and original token it came from.
+#[derive(Debug, Clone)]
+struct Word {
+    folded: String,
+    clause: usize,
+    token: usize,
+}
+
+fn grant_type_of_word(w: &str) -> Option<GrantType> {
+    const TABLE: &[(&str, GrantType)] = &[
+        ("kredit", GrantType::Loan),
+        ("darlehen", GrantType::Loan),
+        ("loan", GrantType::Loan),
+        ("burgschaft", GrantType::Guarantee),
+        ("garantie", GrantType::Guarantee),
+        ("guarantee", GrantType::Guarantee),
+        ("haftungsfreistellung", GrantType::Guarantee),
+        ("beteiligung", GrantType::Equity),
+        ("eigenkapital", GrantType::Equity),
+        ("wagniskapital", GrantType::Equity),
+        ("risikokapital", GrantType::Equity),
+        ("equity", GrantType::Equity),
+        ("zuschuss", GrantType::Subsidy),
+        ("zuschusse", GrantType::Subsidy),
+        ("beihilfe", GrantType::Subsidy),
+        ("subvention", GrantType::Subsidy),
+        ("subsid", GrantType::Subsidy),
+        ("zuwendung", GrantType::Subsidy),
+    ];
+    TABLE
+        .iter()
+        .find(|(stem, _)| w.contains(stem) && !w.starts_with("kreditinstitut"))
+        .map(|(_, t)| *t)
+}
+
+/// German label of a grant type (singular, plural).
+fn type_label(t: GrantType) -> (&'static str, &'static str) {
+    match t {
+        GrantType::Subsidy => ("Zuschuss", "Zuschüsse"),
+        GrantType::Loan => ("Kredit", "Kredite"),
+        GrantType::Guarantee => ("Bürgschaft", "Bürgschaften"),
+        GrantType::Equity => ("Beteiligung", "Beteiligungen"),
+    }
+}
+
+/// Adjectives and abbreviations of Länder (folded word prefix → region code).
+const REGION_WORDS: &[(&str, &str)] = &[
+    ("niedersachsisch", "DE-NI"),
+    ("sachsisch", "DE-SN"),
+    ("bayerisch", "DE-BY"),
+    ("thuringisch", "DE-TH"),
+    ("hessisch", "DE-HE"),
+    ("brandenburgisch", "DE-BB"),
+    ("saarlandisch", "DE-SL"),
+    ("nrw", "DE-NW"),
+    ("bundesweit", "DE"),
+    ("deutschlandweit", "DE"),
+];
+
+/// Splits a prompt into clauses at `;`, `:`, `!`, `?`, line breaks, and at a full stop
+/// that ends a word of three or more letters before a space (so "e.V." and "z.B." stay).
+fn clauses(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let boundary = match c {
+            ';' | ':' | '!' | '?' | '\n' => true,
+            '.' => {
+                let next_space = chars.get(i + 1).is_none_or(|n| n.is_whitespace());
+                let run = chars[..i]
+                    .iter()
+                    .rev()
+                    .take_while(|p| p.is_alphabetic())
+                    .count();
+                next_space && run >= 3
+            }
+            _ => false,
+        };
+        if boundary {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+    }
+    out.push(cur);
+    out
+}
+
+fn is_modifier_context(words: &[Word], i: usize, set: &[&str]) -> bool {
+    let clause = words[i].clause;
+    (i.saturating_sub(MODIFIER_REACH)..i)
+        .rev()
+        .take_while(|&j| words[j].clause == clause)
+        .any(|j| set.contains(&words[j].folded.as_str()))
+}
+
+impl QualificationPrompt {
+    /// Reads a prompt: constraints that map onto catalogue facts, plus the topic.
+    pub fn parse(cat: &Catalogue, text: &str) -> Self {
+        // Clauses → original tokens → folded words.
+        let mut tokens: Vec<(usize, String)> = Vec::new();
+        for (c, clause) in clauses(text)
+            .into_iter()
+            .filter(|c| !c.trim().is_empty())
+            .enumerate()
+        {
+            for t in clause.split_whitespace() {
+                tokens.push((c, t.to_string()));
+            }
+        }
+        let mut words: Vec<Word> = Vec::new();
+        for (ti, (clause, tok)) in tokens.iter().enumerate() {
+            for f in fold_name(tok).split(' ').filter(|s| !s.is_empty()) {
+                words.push(Word {
+                    folded: f.to_string(),
+                    clause: *clause,
+                    token: ti,
+                });
+            }
+        }
+        let mut consumed = vec![false; tokens.len()];
+        let mut p = QualificationPrompt {
+            text: text.to_string(),
+            ..Default::default()
+        };
+
+        // Grant types under a negation or "nur".
+        for i in 0..words.len() {
+            let Some(t) = grant_type_of_word(&words[i].folded) else {
+                continue;
+            };
+            if is_modifier_context(&words, i, NEGATORS) {
+                if !p.excluded_types.contains(&t) {
+                    p.excluded_types.push(t);
+                }
+                consumed[words[i].token] = true;
+            } else if is_modifier_context(&words, i, ONLY_WORDS) {
+                if !p.only_types.contains(&t) {
+                    p.only_types.push(t);
+                }
+                consumed[words[i].token] = true;
+            }
+        }
+
+        // Non-profit.
+        for (i, w) in words.iter().enumerate() {
+            let next = words.get(i + 1).map(|n| n.folded.as_str());
+            let np = w.folded.starts_with("gemeinnutzig")
+                || w.folded == "nonprofit"
+                || w.folded == "ngo"
+                || w.folded == "ngos"
+                || (w.folded == "non" && next == Some("profit"));
+            if np && !is_modifier_context(&words, i, NEGATORS) {
+                p.non_profit = Some(true);
+                consumed[w.token] = true;
+                if w.folded == "non" {
+                    if let Some(n) = words.get(i + 1) {
+                        consumed[n.token] = true;
+                    }
+                }
+            }
+        }
+
+        // Regions and entities: n-grams of up to 5 words, longest first.
+        let region_names: Vec<(String, Idx)> = cat
+            .regions
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| {
+                [fold_name(&r.name_de), fold_name(&r.name_en)]
+                    .into_iter()
+                    .map(move |n| (n, i as Idx))
+            })
+            .collect();
+        let entity_names: Vec<(String, Idx)> = cat
+            .eligible_entities
+            .iter()
+            .enumerate()
+            .flat_map(|(i, e)| {
+                [&e.name_de, &e.name_en, &e.name_plural_de, &e.name_plural_en]
+                    .into_iter()
+                    .chain(e.aliases.iter())
+                    .map(|n| fold_name(n))
+                    .filter(|n| !n.is_empty() && !AMBIGUOUS_ENTITY_WORDS.contains(&n.as_str()))
+                    .map(move |n| (n, i as Idx))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut used_word = vec![false; words.len()];
+        for n in (1..=5).rev() {
+            for start in 0..words.len().saturating_sub(n - 1) {
+                let span = &words[start..start + n];
+                if span.iter().any(|w| w.clause != span[0].clause)
+                    || used_word[start..start + n].iter().any(|u| *u)
+                {
+                    continue;
+                }
+                let gram = span
+                    .iter()
+                    .map(|w| w.folded.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let negated = is_modifier_context(&words, start, NEGATORS);
+                let preposition = start > 0
+                    && ["in", "aus", "nach", "within"].contains(&words[start - 1].folded.as_str());
+                let mut hit = false;
+                if let Some(&(_, r)) = region_names.iter().find(|(name, r)| {
+                    *name == gram && {
+                        let reg = &cat.regions[*r as usize];
+                        reg.region_type == RegionType::State
+                            || reg.code == "DE"
+                            || reg.code == "continent:EU"
+                            || preposition
+                    }
+                }) {
+                    if !negated && !p.regions.contains(&r) {
+                        p.regions.push(r);
+                    }
+                    hit = true;
+                } else if let Some(&(_, e)) = entity_names.iter().find(|(name, _)| {
+                    *name == gram
+                        || (n == 1
+                            && gram.len() > 4
+                            && [gram.strip_suffix('n'), gram.strip_suffix('e')]
+                                .into_iter()
+                                .flatten()
+                                .any(|s| s == name))
+                }) {
+                    if !negated && !p.entities.contains(&e) {
+                        p.entities.push(e);
+                    }
+                    hit = true;
+                } else if n == 1 {
+                    let w = gram.as_str();
+                    if let Some((_, code)) =
+                        REGION_WORDS.iter().find(|(stem, _)| w.starts_with(stem))
+                    {
+                        if let Some(r) = cat.regions.iter().position(|r| r.code == *code) {
+                            if !negated && !p.regions.contains(&(r as Idx)) {
+                                p.regions.push(r as Idx);
+                            }
+                            hit = true;
+                        }
+                    } else if COMPANY_WORDS.contains(&w)
+                        || (w.starts_with("start") && w.ends_with("ups"))
+                    {
+                        for (e, ent) in cat.eligible_entities.iter().enumerate() {
+                            if COMPANY_CODES.contains(&ent.code.as_str())
+                                && !negated
+                                && !p.entities.contains(&(e as Idx))
+                            {
+                                p.entities.push(e as Idx);
+                            }
+                        }
+                        hit = true;
+                    }
+                }
+                if hit {
+                    for (k, w) in span.iter().enumerate() {
+                        used_word[start + k] = true;
+                        consumed[w.token] = true;
+                    }
+                }
+            }
+        }
+        // Negation and "nur" words carry no topic.
+        for w in &words {
+            if NEGATORS.contains(&w.folded.as_str()) || ONLY_WORDS.contains(&w.folded.as_str()) {
+                consumed[w.token] = true;
+            }
+        }
+
+        let topic: Vec<&str> = tokens
+            .iter()
+            .enumerate()
+            .filter(|(i, (_, t))| {
+                !consumed[*i] && {
+                    let f = fold_name(t);
+                    !f.is_empty() && !f.split(' ').all(|w| FILLER_WORDS.contains(&w))
+                }
+            })
+            .map(|(_, (_, t))| t.trim_matches(|c: char| !c.is_alphanumeric()))
+            .filter(|t| !t.is_empty())
+            .collect();
+        let topic = topic.join(" ");
+        p.topic = if analyze(&topic).is_empty() {
+            String::new()
+        } else {
+            topic
+        };
+        p
+    }
+
+    /// True when the prompt says nothing at all (no rule, no topic).
+    pub fn is_empty(&self) -> bool {
+        self.regions.is_empty()
+            && self.entities.is_empty()
+            && self.only_types.is_empty()
+            && self.excluded_types.is_empty()
+            && self.non_profit.is_none()
+            && self.topic.is_empty()
+    }
+}
+
+/// Similarity of a query to every grant: cosines, their mean, standard deviation and
+/// sorted copy (for percentiles).
+struct Similarity {
+    cos: Vec<f32>,
+    mean: f32,
+    std: f32,
+    sorted: Vec<f32>,
+}
+
+impl Similarity {
+    fn new(vectors: &GrantVectors, query: &[f32]) -> Self {
+        let q = crate::vectors::normalized(query);
+        let cos: Vec<f32> = (0..vectors.len())
+            .map(|i| dot(vectors.row(i), &q))
+            .collect();
+        let n = cos.len().max(1) as f32;
+        let mean = cos.iter().sum::<f32>() / n;
+        let var = cos.iter().map(|c| (c - mean) * (c - mean)).sum::<f32>() / n;
+        let mut sorted = cos.clone();
+        sorted.sort_by(f32::total_cmp);
+        Similarity {
+            cos,
+            mean,
+            std: var.sqrt().max(1e-6),
+            sorted,
+        }
+    }
+
+    fn z(&self, g: Idx) -> f32 {
+        (self.cos[g as usize] - self.mean) / self.std
+    }
+
+    /// Share of the catalogue (in %) with a lower cosine than `g`.
+    fn percentile(&self, g: Idx) -> u32 {
+        let c = self.cos[g as usize];
+        let below = self.sorted.partition_point(|x| *x < c);
+        (100.0 * below as f32 / self.sorted.len().max(1) as f32).floor() as u32
+    }
+}
+
+fn vectors_for<'a>(engine: &'a Engine, embedder: &Embedder) -> Result<&'a GrantVectors> {
+    let v = engine.vectors().ok_or_else(|| {
+        Error::Model("the catalogue has no embeddings: import it with the model available".into())
+    })?;
+    if v.model_id != embedder.model_id() {
+        return Err(Error::Model(format!(
+            "the catalogue was embedded with {} but the loaded model is {}; re-import the catalogue",
+            v.model_id,
+            embedder.model_id()
+        )));
+    }
+    Ok(v)
+}
+
+/// The analysed terms of a grant's title + short description, and of its full text.
+fn grant_terms(g: &Grant) -> (HashSet<String>, HashSet<String>) {
+    let mut head = g.title.clone();
+    if let Some(s) = &g.short_description {
+        head.push(' ');
+        head.push_str(s);
+    }
+    let head_terms: HashSet<String> = analyze(&head).into_iter().collect();
+    let mut all: HashSet<String> = analyze(&passage_text(g)).into_iter().collect();
+    all.extend(head_terms.iter().cloned());
+    (head_terms, all)
+}
+
+/// A term occurs among `terms`: exactly, or (5+ characters) inside a compound.
+fn term_in(term: &str, terms: &HashSet<String>) -> bool {
+    terms.contains(term) || (term.len() >= 5 && terms.iter().any(|t| t.contains(term)))
+}
+
+/// German decimal.
+fn de(x: f32) -> String {
+    format!("{x:.2}").replace('.', ",")
+}
+
+fn join_de(items: &[String]) -> String {
+    match items.len() {
+        0 => String::new(),
+        1 => items[0].clone(),
+        n => format!("{} und {}", items[..n - 1].join(", "), items[n - 1]),
+    }
+}
+
+/// The outcome of one rule for one grant: passed?, the fact sentence part.
+struct RuleFact {
+    ok: bool,
+    fact: String,
+}
+
+fn region_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
+    if p.regions.is_empty() {
+        return None;
+    }
+    let wanted: Vec<String> = p
+        .regions
+        .iter()
+        .map(|&r| cat.regions[r as usize].name_de.clone())
+        .collect();
+    let grant_regions = cat.grant_regions(g);
+    if grant_regions.is_empty() {
+        return Some(RuleFact {
+            ok: true,
+            fact: "das Programm hat keine Regionsangabe".into(),
+        });
+    }
+    let names: Vec<String> = grant_regions
+        .iter()
+        .map(|&r| cat.regions[r as usize].name_de.clone())
+        .collect();
+    let related = grant_regions.iter().any(|&gr| {
+        p.regions
+            .iter()
+            .any(|&w| cat.region_within(gr, w) || cat.region_within(w, gr))
+    });
+    if !related {
+        return Some(RuleFact {
+            ok: false,
+            fact: format!(
+                "das Programm gilt in {}, nicht in {}",
+                join_de(&names),
+                join_de(&wanted)
+            ),
+        });
+    }
+    let exact = grant_regions
+        .iter()
+        .any(|&gr| p.regions.iter().any(|&w| cat.region_within(gr, w)));
+    Some(RuleFact {
+        ok: true,
+        fact: if exact {
+            format!("das Programm gilt in {}", join_de(&names))
+        } else {
+            format!(
+                "das Programm gilt in {} und damit auch in {}",
+                join_de(&names),
+                join_de(&wanted)
+            )
+        },
+    })
+}
+
+fn type_rule(grant: &Grant, p: &QualificationPrompt) -> Option<RuleFact> {
+    if p.only_types.is_empty() && p.excluded_types.is_empty() {
+        return None;
+    }
+    let t = grant.grant_type;
+    let (label, plural) = type_label(t);
+    if p.excluded_types.contains(&t) {
+        return Some(RuleFact {
+            ok: false,
+            fact: format!("Förderart {label}, {plural} sind ausgeschlossen"),
+        });
+    }
+    if !p.only_types.is_empty() && !p.only_types.contains(&t) {
+        let allowed: Vec<String> = p
+            .only_types
+            .iter()
+            .map(|&o| type_label(o).1.to_string())
+            .collect();
+        return Some(RuleFact {
+            ok: false,
+            fact: format!(
+                "Förderart {label}, gewünscht sind nur {}",
+                join_de(&allowed)
+            ),
+        });
+    }
+    Some(RuleFact {
+        ok: true,
+        fact: format!("Förderart {label}"),
+    })
+}
+
+fn entity_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
+    if p.entities.is_empty() {
+        return None;
+    }
+    let grant = &cat.grants[g as usize];
+    let derived = if grant.classification.as_deref() == Some("derived") {
+        " (aus ähnlichen Programmen abgeleitet)"
+    } else {
+        ""
+    };
+    let ents = cat.grant_entities(g);
+    if ents.is_empty() {
+        return Some(RuleFact {
+            ok: true,
+            fact: "zu den Antragsberechtigten liegen keine Angaben vor".into(),
+        });
+    }
+    let shared: Vec<String> = ents
+        .iter()
+        .filter(|e| p.entities.contains(e))
+        .map(|&e| cat.eligible_entities[e as usize].name_plural_de.clone())
+        .collect();
+    if shared.is_empty() {
+        let named: Vec<String> = ents
+            .iter()
+            .take(4)
+            .map(|&e| cat.eligible_entities[e as usize].name_plural_de.clone())
+            .collect();
+        return Some(RuleFact {
+            ok: false,
+            fact: format!("antragsberechtigt sind {}{derived}", join_de(&named)),
+        });
+    }
+    Some(RuleFact {
+        ok: true,
+        fact: format!(
+            "antragsberechtigt sind unter anderem {}{derived}",
+            join_de(&shared[..shared.len().min(3)])
+        ),
+    })
+}
+
+fn non_profit_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
+    if p.non_profit != Some(true) {
+        return None;
+    }
+    let grant = &cat.grants[g as usize];
+    if grant.non_profit_only == Some(true) {
+        return Some(RuleFact {
+            ok: true,
+            fact: "das Programm ist gemeinnützigen Trägern vorbehalten".into(),
+        });
+    }
+    let ents = cat.grant_entities(g);
+    let only_for_profit = !ents.is_empty()
+        && ents
+            .iter()
+            .all(|&e| FOR_PROFIT_CODES.contains(&cat.eligible_entities[e as usize].code.as_str()));
+    Some(if only_for_profit {
+        RuleFact {
+            ok: false,
+            fact: "es richtet sich nur an Unternehmen, Selbstständige oder Privatpersonen, nicht an gemeinnützige Träger".into(),
+        }
+    } else {
+        RuleFact {
+            ok: true,
+            fact: "gemeinnützige Träger sind nicht ausgeschlossen".into(),
+        }
+    })
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Qualifies grants for a prompt. Grants are given by index; the order is kept.
+pub fn qualify(
+    engine: &Engine,
+    embedder: &Embedder,
+    prompt: &QualificationPrompt,
+    grant_ids: &[Idx],
+) -> Result<Vec<(Idx, Qualification)>> {
+    let cat = &engine.catalogue;
+    let topic = if prompt.topic.is_empty() {
+        None
+    } else {
+        let vectors = vectors_for(engine, embedder)?;
+        let q = embedder.embed_query(&prompt.topic)?;
+        let mut terms: Vec<String> = analyze(&prompt.topic);
+        let mut seen = HashSet::new();
+        terms.retain(|t| seen.insert(t.clone()));
+        Some((Similarity::new(vectors, &q), terms))
+    };
+    Ok(grant_ids
+        .iter()
+        .map(|&g| (g, qualify_one(cat, prompt, topic.as_ref(), g)))
+        .collect())
+}
+
+fn qualify_one(
+    cat: &Catalogue,
+    p: &QualificationPrompt,
+    topic: Option<&(Similarity, Vec<String>)>,
+    g: Idx,
+) -> Qualification {
+    let grant = &cat.grants[g as usize];
+    let rules: Vec<RuleFact> = [
+        region_rule(cat, p, g),
+        type_rule(grant, p),
+        entity_rule(cat, p, g),
+        non_profit_rule(cat, p, g),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let failed: Vec<&RuleFact> = rules.iter().filter(|r| !r.ok).collect();
+
+    let (topic_ok, topic_sentence) = match topic {
+        None => (
+            true,
+            "Der Prompt nennt kein Thema; entschieden haben allein die Regeln.".to_string(),
+        ),
+        Some((sim, terms)) => {
+            let (_, all) = grant_terms(grant);
+            let hits: Vec<String> = terms.iter().filter(|t| term_in(t, &all)).cloned().collect();
+            let z = sim.z(g);
+            let ok = z >= TOPIC_Z_STRONG || (z >= TOPIC_Z_WEAK && !hits.is_empty());
+            let band = if z >= TOPIC_Z_STRONG {
+                "hoch"
+            } else if z >= TOPIC_Z_WEAK {
+                "mittel"
+            } else {
+                "gering"
+            };
+            let kw = if hits.is_empty() {
+                "keine Stichwörter des Themas im Programmtext".to_string()
+            } else {
+                format!(
+                    "Stichwörter im Programmtext: {}",
+                    hits.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+                )
+            };
+            (
+                ok,
+                format!(
+                    "Thematische Nähe zu „{}“ {band} (Kosinus {}, ähnlicher als {} % des Katalogs); {kw}.",
+                    p.topic,
+                    de(sim.cos[g as usize]),
+                    sim.percentile(g)
+                ),
+            )
+        }
+    };
+
+    let qualified = failed.is_empty() && topic_ok;
+    let first = if !failed.is_empty() {
+        let facts: Vec<String> = failed.iter().take(2).map(|r| r.fact.clone()).collect();
+        format!("Nicht qualifiziert: {}.", capitalize(&facts.join("; ")))
+    } else if !topic_ok {
+        if rules.is_empty() {
+            "Nicht qualifiziert: Das Thema passt nicht ausreichend.".to_string()
+        } else {
+            let facts: Vec<String> = rules.iter().map(|r| r.fact.clone()).collect();
+            format!(
+                "Nicht qualifiziert trotz erfüllter Regeln ({}): Das Thema passt nicht ausreichend.",
+                facts.join("; ")
+            )
+        }
+    } else if rules.is_empty() {
+        "Qualifiziert: Das Thema passt.".to_string()
+    } else {
+        let facts: Vec<String> = rules.iter().map(|r| r.fact.clone()).collect();
+        format!("Qualifiziert: {}.", capitalize(&facts.join("; ")))
+    };
+    Qualification {
+        qualified,
+        reasoning: format!("{first} {topic_sentence}"),
+    }
+}
+
+/// The keyword phrases of a category: its keywords, else the parts of its name.
+fn category_phrases(c: &CustomCategory) -> Vec<Vec<String>> {
+    let raw: Vec<String> = if c.keywords.iter().any(|k| !k.trim().is_empty()) {
+        c.keywords.clone()
+    } else {
+        c.name
+            .split([',', '&', '/', '(', ')'])
+            .flat_map(|p| p.split(" und "))
+            .map(str::to_string)
+            .collect()
+    };
+    raw.iter()
+        .map(|k| analyze(k))
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// The text a category is embedded from.
+pub fn category_text(c: &CustomCategory) -> String {
+    let mut t = c.name.clone();
+    if let Some(d) = c.description.as_deref().filter(|d| !d.trim().is_empty()) {
+        t.push_str(". ");
+        t.push_str(d);
+    }
+    if !c.keywords.is_empty() {
+        t.push_str(". ");
+        t.push_str(&c.keywords.join(", "));
+    }
+    t
+}
+
+/// Assigns categories to grants (multi-label). Returns the category ids per grant, in
+/// the order of `categories`.
+pub fn categorize(
+    engine: &Engine,
+    embedder: &Embedder,
+    categories: &[CustomCategory],
+    grant_ids: &[Idx],
+) -> Result<Vec<(Idx, Vec<Uuid>)>> {
+    if categories.is_empty() {
+        return Ok(grant_ids.iter().map(|&g| (g, Vec::new())).collect());
+    }
+    let vectors = vectors_for(engine, embedder)?;
+    let prepared: Vec<(Similarity, Vec<Vec<String>>)> = categories
+        .iter()
+        .map(|c| {
+            let q = embedder.embed_query(&category_text(c))?;
+            Ok((Similarity::new(vectors, &q), category_phrases(c)))
+        })
+        .collect::<Result<_>>()?;
+    let cat = &engine.catalogue;
+    Ok(grant_ids
+        .iter()
+        .map(|&g| {
+            let (head, all) = grant_terms(&cat.grants[g as usize]);
+            let ids = categories
+                .iter()
+                .zip(&prepared)
+                .filter(|(_, (sim, phrases))| {
+                    let z = sim.z(g);
+                    let in_head = phrases
+                        .iter()
+                        .any(|ph| ph.iter().all(|t| term_in(t, &head)));
+                    let in_all = phrases.iter().any(|ph| ph.iter().all(|t| term_in(t, &all)));
+                    z >= CATEGORY_Z_STRONG || in_head || (z >= CATEGORY_Z_WEAK && in_all)
+                })
+                .map(|(c, _)| c.id)
+                .collect();
+            (g, ids)
+        })
+        .collect())
+}
+
+/// Names of the rule constraints of a prompt (diagnostics, CLI).
+pub fn describe(cat: &Catalogue, p: &QualificationPrompt) -> Vec<String> {
+    let mut out = Vec::new();
+    if !p.regions.is_empty() {
+        let names: BTreeSet<&str> = p
+            .regions
+            .iter()
+            .map(|&r| cat.regions[r as usize].name_de.as_str())
+            .collect();
+        out.push(format!(
+            "regions: {}",
+            names.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !p.entities.is_empty() {
+        let names: Vec<&str> = p
+            .entities
+            .iter()
+            .map(|&e| cat.eligible_entities[e as usize].code.as_str())
+            .collect();
+        out.push(format!("eligible entities: {}", names.join(", ")));
+    }
+    if !p.only_types.is_empty() {
+        let t: Vec<&str> = p.only_types.iter().map(|t| t.as_str()).collect();
+        out.push(format!("only grant types: {}", t.join(", ")));
+    }
+    if !p.excluded_types.is_empty() {
+        let t: Vec<&str> = p.excluded_types.iter().map(|t| t.as_str()).collect();
+        out.push(format!("excluded grant types: {}", t.join(", ")));
+    }
+    if p.non_profit == Some(true) {
+        out.push("non-profit users".into());
+    }
+    if !p.topic.is_empty() {
+        out.push(format!("topic: {}", p.topic));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::CatalogueRecords;
+    use std::path::Path;
+
+    fn real() -> &'static Catalogue {
+        static C: std::sync::OnceLock<Catalogue> = std::sync::OnceLock::new();
+        C.get_or_init(|| {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogue");
+            Catalogue::new(CatalogueRecords::read_dir(&dir).expect("catalogue"))
+        })
+    }
+
+    fn region_codes(cat: &Catalogue, p: &QualificationPrompt) -> Vec<String> {
+        p.regions
+            .iter()
+            .map(|&r| cat.regions[r as usize].code.clone())
+            .collect()
+    }
+
+    fn entity_codes(cat: &Catalogue, p: &QualificationPrompt) -> Vec<String> {
+        let mut v: Vec<String> = p
+            .entities
+            .iter()
+            .map(|&e| cat.eligible_entities[e as usize].code.clone())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn parses_the_example_of_the_issue() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Programme, die gemeinnützige Vereine in Sachsen für Jugendarbeit nutzen können; keine Kredite",
+        );
+        assert_eq!(region_codes(cat, &p), vec!["DE-SN"]);
+        assert_eq!(entity_codes(cat, &p), vec!["ev"]);
+        assert_eq!(p.excluded_types, vec![GrantType::Loan]);
+        assert!(p.only_types.is_empty());
+        assert_eq!(p.non_profit, Some(true));
+        assert_eq!(p.topic, "Jugendarbeit");
+    }
+
+    #[test]
+    fn multi_word_lands_win_over_their_parts() {
+        let cat = real();
+        let p =
+            QualificationPrompt::parse(cat, "Kommunen in Sachsen-Anhalt und Nordrhein-Westfalen");
+        let mut codes = region_codes(cat, &p);
+        codes.sort();
+        assert_eq!(codes, vec!["DE-NW", "DE-ST"]);
+        assert_eq!(entity_codes(cat, &p), vec!["kommune"]);
+        assert!(p.topic.is_empty());
+        let p = QualificationPrompt::parse(cat, "sächsische Städte und Gemeinden, Radverkehr");
+        assert_eq!(region_codes(cat, &p), vec!["DE-SN"]);
+        assert_eq!(entity_codes(cat, &p), vec!["kommune"]);
+        assert_eq!(p.topic, "Städte Radverkehr");
+    }
+
+    #[test]
+    fn grant_types_only_and_excluded() {
+        let cat = real();
+        let p =
+            QualificationPrompt::parse(cat, "Nur Zuschüsse für KMU in Bayern zur Digitalisierung");
+        assert_eq!(p.only_types, vec![GrantType::Subsidy]);
+        assert!(p.excluded_types.is_empty());
+        assert_eq!(region_codes(cat, &p), vec!["DE-BY"]);
+        assert!(entity_codes(cat, &p).contains(&"gmbh".to_string()));
+        assert!(!entity_codes(cat, &p).contains(&"ev".to_string()));
+        assert_eq!(p.topic, "Digitalisierung");
+        let p = QualificationPrompt::parse(
+            cat,
+            "Energieeffizienz im Handwerk. Keine Kredite, Darlehen oder Bürgschaften!",
+        );
+        assert_eq!(
+            p.excluded_types,
+            vec![GrantType::Loan, GrantType::Guarantee]
+        );
+        assert_eq!(p.topic, "Energieeffizienz Handwerk");
+        // A grant-type word without negation or "nur" is no constraint.
+        let p = QualificationPrompt::parse(cat, "Kredite für Gründer");
+        assert!(p.excluded_types.is_empty() && p.only_types.is_empty());
+    }
+
+    #[test]
+    fn english_prompts_and_e_v() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Funding for non-profit associations (e.V.) in Bavaria for sports; no loans",
+        );
+        assert_eq!(region_codes(cat, &p), vec!["DE-BY"]);
+        assert_eq!(entity_codes(cat, &p), vec!["ev"]);
+        assert_eq!(p.non_profit, Some(true));
+        assert_eq!(p.excluded_types, vec![GrantType::Loan]);
+        assert!(p.topic.contains("sports"), "{}", p.topic);
+    }
+
+    #[test]
+    fn ambiguous_words_are_topic_not_rules() {
+        let cat = real();
+        let p = QualificationPrompt::parse(cat, "Jugendarbeit an Schulen in der Stadt");
+        assert!(p.entities.is_empty(), "{:?}", entity_codes(cat, &p));
+        assert!(p.regions.is_empty());
+        assert!(p.topic.contains("Schulen"));
+        // "in" is not the code of India, "de" not Germany.
+        let p = QualificationPrompt::parse(cat, "Projekte in de Regionen");
+        assert!(p.regions.is_empty());
+    }
+
+    #[test]
+    fn reasoning_cites_the_failed_rule() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/test-catalogues/tiny");
+        let cat = Catalogue::new(CatalogueRecords::read_dir(&dir).unwrap());
+        let p = QualificationPrompt::parse(&cat, "Vereine in Sachsen; keine Kredite");
+        assert!(p.topic.is_empty());
+        let by_slug = |s: &str| cat.grant_by_slug(s).unwrap();
+        // Seniorentreffpunkte Sachsen und Berlin: e.V., Sachsen, subsidy.
+        let q = qualify_one(&cat, &p, None, by_slug("testprogramm-12"));
+        assert!(q.qualified, "{}", q.reasoning);
+        assert!(q.reasoning.contains("Sachsen"), "{}", q.reasoning);
+        // Bayern only.
+        let q = qualify_one(&cat, &p, None, by_slug("testprogramm-2"));
+        assert!(!q.qualified);
+        assert!(q.reasoning.contains("nicht in Sachsen"), "{}", q.reasoning);
+        // Federal loan for companies and municipalities.
+        let q = qualify_one(&cat, &p, None, by_slug("testprogramm-8"));
+        assert!(!q.qualified);
+        assert!(q.reasoning.contains("Kredit"), "{}", q.reasoning);
+        let sentences = q.reasoning.matches(". ").count() + 1;
+        assert!((2..=3).contains(&sentences), "{}", q.reasoning);
+    }
+}

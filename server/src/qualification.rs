@@ -1,0 +1,827 @@
+//! Per-partner AI qualification and custom categories: the partner's configuration
+//! (prompt and categories, in SQLite), the background assessor that computes and stores
+//! the per-grant results, and the partner's own results for the grant views.
+//!
+//! ## Versions and keys
+//! Every change of a partner's prompt or categories (CLI) bumps the partner's
+//! configuration `version` and, in the same transaction, clears the results that the
+//! change makes stale (the qualification for a prompt change, the categories for a
+//! category change): the API shows `null`/`[]` until they are re-assessed, never a
+//! decision for an old prompt. Each stored result carries a key: SHA-256 of the method
+//! version, the model, the prompt (or the categories) and the grant's record. A pass
+//! re-assesses exactly the grants in the partner's scope whose key differs: after a
+//! configuration change all of them, after a catalogue import only new or changed
+//! grants, after a restart none.
+//!
+//! ## The assessor
+//! [`spawn_assessor`] polls the configuration versions every few seconds (so changes
+//! made by the CLI while the server runs are noticed), waits for the embedding model,
+//! and assesses partners whose version it has not completed yet, in batches run with
+//! `spawn_blocking` (the API stays responsive). A batch is written in one transaction
+//! that first checks the version is still the one the pass started from; a concurrent
+//! change abandons the pass and the next poll starts over.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+use grantmatch_engine::qualify::{self, CustomCategory, QualificationPrompt};
+use grantmatch_engine::{Engine, Idx, ResolvedScope, Scope};
+use rusqlite::{params, OptionalExtension};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use crate::db::{Db, Partner};
+use crate::error::ServerError;
+use crate::AppState;
+
+/// Grants assessed per `spawn_blocking` batch.
+pub const BATCH: usize = 32;
+/// How often the assessor looks for changed configurations.
+pub const POLL_INTERVAL: Duration = Duration::from_secs(3);
+
+/// A partner's qualification prompt and categories.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartnerConfig {
+    pub version: i64,
+    pub prompt: Option<String>,
+    pub prompt_updated_at: Option<String>,
+    pub categories: Vec<CustomCategory>,
+}
+
+/// A category to add.
+#[derive(Debug, Clone, Default)]
+pub struct NewCategory {
+    pub name: String,
+    pub name_en: String,
+    pub description: Option<String>,
+    pub keywords: Vec<String>,
+}
+
+fn now() -> String {
+    Utc::now().to_rfc3339()
+}
+
+fn bump_version(tx: &rusqlite::Transaction<'_>, partner: Uuid) -> Result<i64, ServerError> {
+    tx.execute(
+        "INSERT INTO partner_assessment (partner_id, version, updated_at) VALUES (?1, 1, ?2)
+         ON CONFLICT(partner_id) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at",
+        params![partner.to_string(), now()],
+    )?;
+    Ok(tx.query_row(
+        "SELECT version FROM partner_assessment WHERE partner_id = ?1",
+        [partner.to_string()],
+        |r| r.get(0),
+    )?)
+}
+
+/// Sets the partner's prompt; clears its qualification results. Returns the new version.
+pub fn set_prompt(db: &Db, partner: Uuid, prompt: &str) -> Result<i64, ServerError> {
+    let prompt = prompt.trim();
+    if prompt.is_empty() {
+        return Err(ServerError::Invalid(
+            "the qualification prompt is empty (use `partner qualification clear` to remove it)"
+                .into(),
+        ));
+    }
+    if prompt.chars().count() > 5000 {
+        return Err(ServerError::Invalid(
+            "the qualification prompt is longer than 5,000 characters".into(),
+        ));
+    }
+    let mut conn = db.conn();
+    let tx = conn.transaction()?;
+    let version = bump_version(&tx, partner)?;
+    tx.execute(
+        "UPDATE partner_assessment SET prompt = ?2, prompt_updated_at = ?3 WHERE partner_id = ?1",
+        params![partner.to_string(), prompt, now()],
+    )?;
+    tx.execute(
+        "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
+        [partner.to_string()],
+    )?;
+    tx.commit()?;
+    Ok(version)
+}
+
+/// Removes the partner's prompt and its qualification results. False when none was set.
+pub fn clear_prompt(db: &Db, partner: Uuid) -> Result<bool, ServerError> {
+    let mut conn = db.conn();
+    let tx = conn.transaction()?;
+    let had: bool = tx
+        .query_row(
+            "SELECT prompt IS NOT NULL FROM partner_assessment WHERE partner_id = ?1",
+            [partner.to_string()],
+            |r| r.get(0),
+        )
+        .optional()?
+        .unwrap_or(false);
+    if had {
+        bump_version(&tx, partner)?;
+        tx.execute(
+            "UPDATE partner_assessment SET prompt = NULL, prompt_updated_at = ?2 WHERE partner_id = ?1",
+            params![partner.to_string(), now()],
+        )?;
+        tx.execute(
+            "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
+            [partner.to_string()],
+        )?;
+    }
+    tx.commit()?;
+    Ok(had)
+}
+
+/// Adds a category; clears the partner's category results (they are re-assessed).
+pub fn add_category(
+    db: &Db,
+    partner: Uuid,
+    c: &NewCategory,
+) -> Result<CustomCategory, ServerError> {
+    let name = c.name.trim();
+    let name_en = c.name_en.trim();
+    if name.is_empty() || name_en.is_empty() {
+        return Err(ServerError::Invalid(
+            "a category needs a German name and an English name".into(),
+        ));
+    }
+    let keywords: Vec<String> = c
+        .keywords
+        .iter()
+        .map(|k| k.trim().to_string())
+        .filter(|k| !k.is_empty())
+        .collect();
+    let cat = CustomCategory {
+        id: Uuid::new_v4(),
+        name: name.to_string(),
+        name_en: name_en.to_string(),
+        description: c
+            .description
+            .as_deref()
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(str::to_string),
+        keywords,
+    };
+    let mut conn = db.conn();
+    let tx = conn.transaction()?;
+    let dup: bool = tx
+        .query_row(
+            "SELECT 1 FROM partner_categories WHERE partner_id = ?1 AND name = ?2",
+            params![partner.to_string(), cat.name],
+            |_| Ok(true),
+        )
+        .optional()?
+        .unwrap_or(false);
+    if dup {
+        return Err(ServerError::Invalid(format!(
+            "the partner already has a category named `{}`",
+            cat.name
+        )));
+    }
+    tx.execute(
+        "INSERT INTO partner_categories (id, partner_id, name, name_en, description, keywords, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            cat.id.to_string(),
+            partner.to_string(),
+            cat.name,
+            cat.name_en,
+            cat.description,
+            serde_json::to_string(&cat.keywords).unwrap_or_else(|_| "[]".into()),
+            now()
+        ],
+    )?;
+    bump_version(&tx, partner)?;
+    tx.execute(
+        "UPDATE partner_grant_results SET category_ids = NULL, categories_key = NULL WHERE partner_id = ?1",
+        [partner.to_string()],
+    )?;
+    tx.commit()?;
+    Ok(cat)
+}
+
+/// Removes a category of the partner. False when the partner has no such category.
+pub fn remove_category(db: &Db, partner: Uuid, id: Uuid) -> Result<bool, ServerError> {
+    let mut conn = db.conn();
+    let tx = conn.transaction()?;
+    let n = tx.execute(
+        "DELETE FROM partner_categories WHERE id = ?1 AND partner_id = ?2",
+        params![id.to_string(), partner.to_string()],
+    )?;
+    if n == 1 {
+        bump_version(&tx, partner)?;
+        tx.execute(
+            "UPDATE partner_grant_results SET category_ids = NULL, categories_key = NULL WHERE partner_id = ?1",
+            [partner.to_string()],
+        )?;
+    }
+    tx.commit()?;
+    Ok(n == 1)
+}
+
+/// The partner's categories, in creation order.
+pub fn categories(db: &Db, partner: Uuid) -> Result<Vec<CustomCategory>, ServerError> {
+    let conn = db.conn();
+    let mut st = conn.prepare_cached(
+        "SELECT id, name, name_en, description, keywords FROM partner_categories
+         WHERE partner_id = ?1 ORDER BY created_at, rowid",
+    )?;
+    let rows = st
+        .query_map([partner.to_string()], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    rows.into_iter()
+        .map(|(id, name, name_en, description, keywords)| {
+            Ok(CustomCategory {
+                id: Uuid::parse_str(&id)
+                    .map_err(|e| ServerError::Invalid(format!("stored category id: {e}")))?,
+                name,
+                name_en,
+                description,
+                keywords: serde_json::from_str(&keywords).unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// The partner's configuration (version 0 and nothing set when never configured).
+pub fn config(db: &Db, partner: Uuid) -> Result<PartnerConfig, ServerError> {
+    let row = db
+        .conn()
+        .query_row(
+            "SELECT version, prompt, prompt_updated_at FROM partner_assessment WHERE partner_id = ?1",
+            [partner.to_string()],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, Option<String>>(2)?,
+                ))
+            },
+        )
+        .optional()?;
+    let (version, prompt, prompt_updated_at) = row.unwrap_or((0, None, None));
+    Ok(PartnerConfig {
+        version,
+        prompt,
+        prompt_updated_at,
+        categories: categories(db, partner)?,
+    })
+}
+
+fn version_of(conn: &rusqlite::Connection, partner: Uuid) -> Result<i64, ServerError> {
+    Ok(conn
+        .query_row(
+            "SELECT version FROM partner_assessment WHERE partner_id = ?1",
+            [partner.to_string()],
+            |r| r.get(0),
+        )
+        .optional()?
+        .unwrap_or(0))
+}
+
+// ---------------------------------------------------------------------------------
+// Annotations shown to the partner
+// ---------------------------------------------------------------------------------
+
+/// One partner's stored result for one grant.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GrantResult {
+    pub ai_qualified: Option<bool>,
+    pub reasoning: Option<String>,
+    pub category_ids: Vec<Uuid>,
+}
+
+/// The calling partner's results for some grants plus its categories: what the grant
+/// views show in `ai_qualified`, `ai_qualification_reasoning` and `custom_categories`.
+/// Empty (the default) means null/[] everywhere.
+#[derive(Debug, Clone, Default)]
+pub struct PartnerAnnotations {
+    results: HashMap<Uuid, GrantResult>,
+    categories: HashMap<Uuid, (String, String)>,
+}
+
+impl PartnerAnnotations {
+    /// Loads the partner's results for `grants` (all of its results when `None`).
+    pub fn load(db: &Db, partner: Uuid, grants: Option<&[Uuid]>) -> Result<Self, ServerError> {
+        let conn = db.conn();
+        let configured: bool = conn
+            .query_row(
+                "SELECT 1 FROM partner_assessment WHERE partner_id = ?1",
+                [partner.to_string()],
+                |_| Ok(true),
+            )
+            .optional()?
+            .unwrap_or(false);
+        if !configured || grants.is_some_and(|g| g.is_empty()) {
+            return Ok(Self::default());
+        }
+        let mut categories = HashMap::new();
+        {
+            let mut st = conn.prepare_cached(
+                "SELECT id, name, name_en FROM partner_categories WHERE partner_id = ?1",
+            )?;
+            let rows = st.query_map([partner.to_string()], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })?;
+            for row in rows {
+                let (id, name, name_en) = row?;
+                if let Ok(id) = Uuid::parse_str(&id) {
+                    categories.insert(id, (name, name_en));
+                }
+            }
+        }
+        let mut sql = String::from(
+            "SELECT grant_id, ai_qualified, reasoning, category_ids FROM partner_grant_results WHERE partner_id = ?1",
+        );
+        let mut args: Vec<String> = vec![partner.to_string()];
+        if let Some(g) = grants {
+            sql.push_str(" AND grant_id IN (");
+            for (i, id) in g.iter().enumerate() {
+                if i > 0 {
+                    sql.push(',');
+                }
+                sql.push_str(&format!("?{}", i + 2));
+                args.push(id.to_string());
+            }
+            sql.push(')');
+        }
+        let mut st = conn.prepare(&sql)?;
+        let rows = st.query_map(rusqlite::params_from_iter(args.iter()), |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<bool>>(1)?,
+                r.get::<_, Option<String>>(2)?,
+                r.get::<_, Option<String>>(3)?,
+            ))
+        })?;
+        let mut results = HashMap::new();
+        for row in rows {
+            let (gid, q, reasoning, cats) = row?;
+            let Ok(gid) = Uuid::parse_str(&gid) else {
+                continue;
+            };
+            let category_ids: Vec<Uuid> = cats
+                .and_then(|c| serde_json::from_str(&c).ok())
+                .unwrap_or_default();
+            results.insert(
+                gid,
+                GrantResult {
+                    // Both or neither: a decision is shown only with its reasoning.
+                    ai_qualified: q.filter(|_| reasoning.is_some()),
+                    reasoning: reasoning.filter(|_| q.is_some()),
+                    category_ids,
+                },
+            );
+        }
+        Ok(PartnerAnnotations {
+            results,
+            categories,
+        })
+    }
+
+    /// `ai_qualified` of a grant (None = not assessed).
+    pub fn qualified(&self, grant: Uuid) -> Option<bool> {
+        self.results.get(&grant).and_then(|r| r.ai_qualified)
+    }
+
+    /// Ids of the (still existing) categories assigned to a grant.
+    pub fn category_ids(&self, grant: Uuid) -> impl Iterator<Item = Uuid> + '_ {
+        self.results
+            .get(&grant)
+            .into_iter()
+            .flat_map(|r| r.category_ids.iter().copied())
+            .filter(|id| self.categories.contains_key(id))
+    }
+
+    /// True when `id` is one of the partner's categories.
+    pub fn has_category(&self, id: Uuid) -> bool {
+        self.categories.contains_key(&id)
+    }
+
+    /// The three API fields of a grant.
+    pub fn fields(&self, grant: Uuid) -> [(&'static str, Value); 3] {
+        let r = self.results.get(&grant);
+        let cats: Vec<Value> = self
+            .category_ids(grant)
+            .map(|id| {
+                let (name, name_en) = &self.categories[&id];
+                json!({ "id": id, "name": name, "name_en": name_en })
+            })
+            .collect();
+        [
+            (
+                "ai_qualified",
+                r.and_then(|r| r.ai_qualified)
+                    .map_or(Value::Null, Value::Bool),
+            ),
+            (
+                "ai_qualification_reasoning",
+                r.and_then(|r| r.reasoning.clone())
+                    .map_or(Value::Null, Value::String),
+            ),
+            ("custom_categories", Value::Array(cats)),
+        ]
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Planning and assessing
+// ---------------------------------------------------------------------------------
+
+/// SHA-256 of each grant's record (changes whenever the grant changes in an import).
+pub fn grant_fingerprints(engine: &Engine) -> Vec<[u8; 32]> {
+    engine
+        .catalogue
+        .grants
+        .iter()
+        .map(|g| Sha256::digest(serde_json::to_vec(g).unwrap_or_default()).into())
+        .collect()
+}
+
+fn model_id(engine: &Engine) -> &str {
+    engine.vectors().map(|v| v.model_id.as_str()).unwrap_or("")
+}
+
+fn key(kind: &str, engine: &Engine, config: &[u8], fingerprint: &[u8; 32]) -> String {
+    let mut h = Sha256::new();
+    h.update(kind.as_bytes());
+    h.update(qualify::METHOD_VERSION.to_le_bytes());
+    h.update(model_id(engine).as_bytes());
+    h.update([0]);
+    h.update(Sha256::digest(config));
+    h.update(fingerprint);
+    hex::encode(&h.finalize()[..16])
+}
+
+/// What a pass has to do for one partner.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub config: PartnerConfig,
+    /// Grants in the partner's scope.
+    pub total: usize,
+    /// Grants whose qualification is missing or stale, with their new key.
+    pub qualification: Vec<(Idx, String)>,
+    /// Grants whose categories are missing or stale, with their new key.
+    pub categories: Vec<(Idx, String)>,
+}
+
+fn categories_config(categories: &[CustomCategory]) -> Vec<u8> {
+    serde_json::to_vec(categories).unwrap_or_default()
+}
+
+/// Plans the assessment of a partner: which grants of its scope need which work.
+pub fn plan(
+    engine: &Engine,
+    db: &Db,
+    partner: Uuid,
+    scope: &ResolvedScope,
+    fingerprints: &[[u8; 32]],
+) -> Result<Plan, ServerError> {
+    let config = config(db, partner)?;
+    let mut stored: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
+    {
+        let conn = db.conn();
+        let mut st = conn.prepare_cached(
+            "SELECT grant_id, qualification_key, categories_key FROM partner_grant_results WHERE partner_id = ?1",
+        )?;
+        let rows = st.query_map([partner.to_string()], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, Option<String>>(2)?,
+            ))
+        })?;
+        for row in rows {
+            let (g, q, c) = row?;
+            stored.insert(g, (q, c));
+        }
+    }
+    let cat_cfg = categories_config(&config.categories);
+    let mut plan = Plan {
+        total: scope.visible_count(),
+        ..Default::default()
+    };
+    for g in scope.visible_grants() {
+        let gid = engine.catalogue.grants[g as usize].id.to_string();
+        let (q_old, c_old) = stored.get(&gid).cloned().unwrap_or((None, None));
+        let fp = &fingerprints[g as usize];
+        if let Some(prompt) = &config.prompt {
+            let k = key("qualification", engine, prompt.as_bytes(), fp);
+            if q_old.as_deref() != Some(k.as_str()) {
+                plan.qualification.push((g, k));
+            }
+        }
+        if !config.categories.is_empty() {
+            let k = key("categories", engine, &cat_cfg, fp);
+            if c_old.as_deref() != Some(k.as_str()) {
+                plan.categories.push((g, k));
+            }
+        }
+    }
+    plan.config = config;
+    Ok(plan)
+}
+
+/// Progress of a partner's assessment (`grantmatch partner status`).
+pub fn status(engine: &Engine, db: &Db, partner: &Partner) -> Result<Value, ServerError> {
+    let scope = engine.resolve_scope(&Scope {
+        region_ids: partner.region_ids.clone(),
+        grant_area_ids: partner.grant_area_ids.clone(),
+    });
+    let plan = plan(engine, db, partner.id, &scope, &grant_fingerprints(engine))?;
+    let part = |configured: bool, pending: usize| {
+        if configured {
+            json!({ "assessed": plan.total - pending, "total": plan.total, "pending": pending })
+        } else {
+            Value::Null
+        }
+    };
+    let qualified: i64 = db.conn().query_row(
+        "SELECT COUNT(*) FROM partner_grant_results WHERE partner_id = ?1 AND ai_qualified = 1",
+        [partner.id.to_string()],
+        |r| r.get(0),
+    )?;
+    Ok(json!({
+        "partner": { "id": partner.id, "name": partner.name },
+        "version": plan.config.version,
+        "prompt": plan.config.prompt,
+        "prompt_updated_at": plan.config.prompt_updated_at,
+        "categories": plan.config.categories.len(),
+        "grants_in_scope": plan.total,
+        "qualification": part(plan.config.prompt.is_some(), plan.qualification.len()),
+        "qualified": if plan.config.prompt.is_some() { json!(qualified) } else { Value::Null },
+        "categorization": part(!plan.config.categories.is_empty(), plan.categories.len()),
+        "pending": plan.qualification.len() + plan.categories.len(),
+    }))
+}
+
+/// How a pass ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything of this configuration version is assessed.
+    Done { version: i64, assessed: usize },
+    /// The configuration changed during the pass; start over.
+    Superseded,
+    /// The embedding model is not loaded (yet).
+    ModelNotReady,
+}
+
+enum Work {
+    Qualification(Vec<(Idx, String)>),
+    Categories(Vec<(Idx, String)>),
+}
+
+/// Assesses one batch and writes it, unless the configuration version moved on.
+#[allow(clippy::too_many_arguments)]
+fn run_batch(
+    engine: &Engine,
+    db: &Db,
+    embedder: &grantmatch_engine::embed::Embedder,
+    partner: Uuid,
+    version: i64,
+    prompt: Option<&QualificationPrompt>,
+    categories: &[CustomCategory],
+    work: &Work,
+) -> Result<bool, ServerError> {
+    let at = now();
+    match work {
+        Work::Qualification(items) => {
+            let prompt = prompt.expect("qualification work has a prompt");
+            let ids: Vec<Idx> = items.iter().map(|(g, _)| *g).collect();
+            let out = qualify::qualify(engine, embedder, prompt, &ids)?;
+            let mut conn = db.conn();
+            let tx = conn.transaction()?;
+            if version_of(&tx, partner)? != version {
+                return Ok(false);
+            }
+            for ((g, q), (_, k)) in out.iter().zip(items) {
+                tx.execute(
+                    "INSERT INTO partner_grant_results
+                       (partner_id, grant_id, ai_qualified, reasoning, qualification_key, assessed_for_version, assessed_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     ON CONFLICT(partner_id, grant_id) DO UPDATE SET
+                       ai_qualified = excluded.ai_qualified, reasoning = excluded.reasoning,
+                       qualification_key = excluded.qualification_key,
+                       assessed_for_version = excluded.assessed_for_version, assessed_at = excluded.assessed_at",
+                    params![
+                        partner.to_string(),
+                        engine.catalogue.grants[*g as usize].id.to_string(),
+                        q.qualified,
+                        q.reasoning,
+                        k,
+                        version,
+                        at
+                    ],
+                )?;
+            }
+            tx.commit()?;
+        }
+        Work::Categories(items) => {
+            let ids: Vec<Idx> = items.iter().map(|(g, _)| *g).collect();
+            let out = qualify::categorize(engine, embedder, categories, &ids)?;
+            let mut conn = db.conn();
+            let tx = conn.transaction()?;
+            if version_of(&tx, partner)? != version {
+                return Ok(false);
+            }
+            for ((g, cats), (_, k)) in out.iter().zip(items) {
+                tx.execute(
+                    "INSERT INTO partner_grant_results
+                       (partner_id, grant_id, category_ids, categories_key, assessed_for_version, assessed_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT(partner_id, grant_id) DO UPDATE SET
+                       category_ids = excluded.category_ids, categories_key = excluded.categories_key,
+                       assessed_for_version = excluded.assessed_for_version, assessed_at = excluded.assessed_at",
+                    params![
+                        partner.to_string(),
+                        engine.catalogue.grants[*g as usize].id.to_string(),
+                        serde_json::to_string(cats).unwrap_or_else(|_| "[]".into()),
+                        k,
+                        version,
+                        at
+                    ],
+                )?;
+            }
+            tx.commit()?;
+        }
+    }
+    Ok(true)
+}
+
+/// Assesses everything pending for one partner, in batches off the async threads.
+pub async fn assess_partner(
+    state: &Arc<AppState>,
+    partner: Uuid,
+    fingerprints: Arc<Vec<[u8; 32]>>,
+) -> Result<Outcome, ServerError> {
+    let Ok(embedder) = state.matcher.embedder() else {
+        return Ok(Outcome::ModelNotReady);
+    };
+    let Some(ctx) = state
+        .partners
+        .get(&state.engine, &state.db, partner)
+        .map_err(|e| ServerError::Invalid(e.message))?
+    else {
+        return Ok(Outcome::Done {
+            version: 0,
+            assessed: 0,
+        });
+    };
+    let (engine, db) = (state.engine.clone(), state.db.clone());
+    let plan = {
+        let (engine, db, ctx, fps) = (engine.clone(), db.clone(), ctx.clone(), fingerprints);
+        tokio::task::spawn_blocking(move || plan(&engine, &db, partner, &ctx.scope, &fps))
+            .await
+            .map_err(|e| ServerError::Io(format!("assessment task: {e}")))??
+    };
+    let version = plan.config.version;
+    let prompt = plan
+        .config
+        .prompt
+        .as_deref()
+        .map(|p| Arc::new(QualificationPrompt::parse(&engine.catalogue, p)));
+    let categories = Arc::new(plan.config.categories.clone());
+    let mut work: Vec<Work> = Vec::new();
+    for chunk in plan.qualification.chunks(BATCH) {
+        work.push(Work::Qualification(chunk.to_vec()));
+    }
+    for chunk in plan.categories.chunks(BATCH) {
+        work.push(Work::Categories(chunk.to_vec()));
+    }
+    let mut assessed = 0;
+    for w in work {
+        let n = match &w {
+            Work::Qualification(v) | Work::Categories(v) => v.len(),
+        };
+        let (engine, db, embedder, prompt, categories) = (
+            engine.clone(),
+            db.clone(),
+            embedder.clone(),
+            prompt.clone(),
+            categories.clone(),
+        );
+        let written = tokio::task::spawn_blocking(move || {
+            run_batch(
+                &engine,
+                &db,
+                &embedder,
+                partner,
+                version,
+                prompt.as_deref(),
+                &categories,
+                &w,
+            )
+        })
+        .await
+        .map_err(|e| ServerError::Io(format!("assessment task: {e}")))??;
+        if !written {
+            return Ok(Outcome::Superseded);
+        }
+        assessed += n;
+    }
+    if assessed > 0 {
+        tracing::info!(%partner, version, assessed, "qualification and categories assessed");
+    }
+    Ok(Outcome::Done { version, assessed })
+}
+
+/// The configuration version of every configured partner.
+pub fn versions(db: &Db) -> Result<Vec<(Uuid, i64)>, ServerError> {
+    let conn = db.conn();
+    let mut st = conn.prepare_cached("SELECT partner_id, version FROM partner_assessment")?;
+    let rows = st
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(p, v)| Uuid::parse_str(&p).ok().map(|p| (p, v)))
+        .collect())
+}
+
+/// The assessor's memory: the last configuration version completed per partner.
+#[derive(Default)]
+pub struct Assessor {
+    done: HashMap<Uuid, i64>,
+    fingerprints: Option<Arc<Vec<[u8; 32]>>>,
+}
+
+impl Assessor {
+    /// One pass: assesses every partner whose configuration changed since its last
+    /// completed pass (every configured partner on the first pass). Returns how many
+    /// grant assessments were written; `None` while the model is not loaded.
+    pub async fn pass(&mut self, state: &Arc<AppState>) -> Result<Option<usize>, ServerError> {
+        if state.matcher.embedder().is_err() {
+            return Ok(None);
+        }
+        let fps = match &self.fingerprints {
+            Some(f) => f.clone(),
+            None => {
+                let engine = state.engine.clone();
+                let f = Arc::new(
+                    tokio::task::spawn_blocking(move || grant_fingerprints(&engine))
+                        .await
+                        .map_err(|e| ServerError::Io(e.to_string()))?,
+                );
+                self.fingerprints = Some(f.clone());
+                f
+            }
+        };
+        let db = state.db.clone();
+        let current = tokio::task::spawn_blocking(move || versions(&db))
+            .await
+            .map_err(|e| ServerError::Io(e.to_string()))??;
+        let mut total = 0;
+        for (partner, version) in current {
+            if self.done.get(&partner) == Some(&version) {
+                continue;
+            }
+            match assess_partner(state, partner, fps.clone()).await {
+                Ok(Outcome::Done { version, assessed }) => {
+                    self.done.insert(partner, version);
+                    total += assessed;
+                }
+                Ok(Outcome::Superseded) => {}
+                Ok(Outcome::ModelNotReady) => return Ok(None),
+                Err(e) => {
+                    // Not retried until the configuration changes (e.g. a catalogue
+                    // without embeddings cannot be assessed by this process).
+                    tracing::warn!(%partner, error = %e, "qualification assessment failed");
+                    self.done.insert(partner, version);
+                }
+            }
+        }
+        Ok(Some(total))
+    }
+}
+
+/// Runs the assessor in the background: a pass every [`POLL_INTERVAL`].
+pub fn spawn_assessor(state: Arc<AppState>) -> tokio::task::JoinHandle<()> {
+    spawn_assessor_every(state, POLL_INTERVAL)
+}
+
+/// [`spawn_assessor`] with another poll interval (tests).
+pub fn spawn_assessor_every(state: Arc<AppState>, every: Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut assessor = Assessor::default();
+        loop {
+            if let Err(e) = assessor.pass(&state).await {
+                tracing::warn!(error = %e, "qualification assessor");
+            }
+            tokio::time::sleep(every).await;
+        }
+    })
+}

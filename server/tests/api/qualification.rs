@@ -1,0 +1,519 @@
+//! Per-partner AI qualification and custom categories through `app(state)`:
+//! `ai_qualified`, `ai_qualification_reasoning` and `custom_categories` of grant lists
+//! and details, the `ai_qualified` and `custom_category_ids[]` filters, re-assessment
+//! after a prompt change, isolation between partners and persistence across restarts.
+//!
+//! The catalogue is the synthetic `tiny` one (12 programmes) with real embeddings
+//! computed in memory; the embedding model is loaded from `GRANTMATCH_MODEL_DIR`
+//! (default `~/.cache/grantmatch/model`) and its absence FAILS these tests. Rate limits
+//! are off.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use grantmatch_engine::embed::{Embedder, ModelConfig, ModelVariant};
+use grantmatch_engine::records::CatalogueRecords;
+use grantmatch_engine::{Engine, GrantVectors};
+use grantmatch_server::db::{Db, NewPartner};
+use grantmatch_server::matcher::Matcher;
+use grantmatch_server::qualification::{self as q, Assessor, NewCategory};
+use grantmatch_server::ratelimit::RateLimits;
+use grantmatch_server::AppState;
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::common::{assert_error, id, repo_root, send_with, Raw, Resp};
+
+fn model_dir() -> std::path::PathBuf {
+    match std::env::var_os("GRANTMATCH_MODEL_DIR") {
+        Some(d) if !d.is_empty() => d.into(),
+        _ => std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+            .join(".cache/grantmatch/model"),
+    }
+}
+
+/// The embedding model, loaded once per test binary; fails (never skips) when missing.
+fn embedder() -> Arc<Embedder> {
+    static E: OnceLock<Arc<Embedder>> = OnceLock::new();
+    E.get_or_init(|| {
+        let variant = std::env::var("GRANTMATCH_MODEL_VARIANT")
+            .ok()
+            .and_then(|v| ModelVariant::parse(&v))
+            .unwrap_or(ModelVariant::Fp32);
+        let cfg = ModelConfig {
+            dir: model_dir(),
+            variant,
+            threads: None,
+        };
+        match Embedder::load(&cfg) {
+            Ok(e) => Arc::new(e),
+            Err(e) => panic!(
+                "the qualification tests need the embedding model, which could not be loaded from {}: {e}\n\
+                 Build the assets with `make model` (scripts/model/fetch.sh) or point \
+                 GRANTMATCH_MODEL_DIR at a directory that has them.",
+                cfg.dir.display()
+            ),
+        }
+    })
+    .clone()
+}
+
+fn tiny_dir() -> std::path::PathBuf {
+    repo_root().join("fixtures/test-catalogues/tiny")
+}
+
+/// The tiny catalogue with real embeddings.
+fn tiny_engine() -> Arc<Engine> {
+    static E: OnceLock<Arc<Engine>> = OnceLock::new();
+    E.get_or_init(|| {
+        let embedder = embedder();
+        let engine = Engine::from_records(CatalogueRecords::read_dir(&tiny_dir()).unwrap())
+            .expect("engine builds");
+        let (vectors, _) = GrantVectors::build(&engine.catalogue, &embedder, None, &|_, _| {})
+            .expect("embedding the tiny catalogue");
+        Arc::new(engine.with_vectors(vectors).expect("vectors fit"))
+    })
+    .clone()
+}
+
+fn raw() -> &'static Raw {
+    static R: OnceLock<Raw> = OnceLock::new();
+    R.get_or_init(|| Raw::load(&tiny_dir()))
+}
+
+const PROMPT: &str =
+    "Programme, die gemeinnützige Vereine in Sachsen für Senioren nutzen können; keine Kredite";
+
+struct Q {
+    state: Arc<AppState>,
+    db: Arc<Db>,
+    /// Partner with the prompt and two categories.
+    a: Uuid,
+    a_token: String,
+    /// Partner without any configuration.
+    b_token: String,
+    /// Partner with its own prompt.
+    c: Uuid,
+    c_token: String,
+}
+
+fn state_over(db: Arc<Db>, model: bool) -> Arc<AppState> {
+    let matcher = Matcher::new(Default::default(), 8);
+    if model {
+        matcher.set_embedder(embedder());
+    }
+    Arc::new(
+        AppState::new(tiny_engine(), db)
+            .with_matcher(matcher)
+            .with_rate_limits(RateLimits {
+                enabled: false,
+                ..RateLimits::default()
+            }),
+    )
+}
+
+fn setup_with_db(db: Arc<Db>) -> Q {
+    let partner = |name: &str| {
+        db.create_partner(&NewPartner {
+            name: name.into(),
+            tier: "standard".into(),
+            ..Default::default()
+        })
+        .expect("partner")
+        .id
+    };
+    let token = |p: Uuid| db.create_token(p, &["grants:read".into()]).unwrap().1;
+    let (a, b, c) = (partner("A"), partner("B"), partner("C"));
+    Q {
+        state: state_over(db.clone(), true),
+        a_token: token(a),
+        b_token: token(b),
+        c_token: token(c),
+        a,
+        c,
+        db,
+    }
+}
+
+fn setup() -> Q {
+    setup_with_db(Arc::new(Db::in_memory().unwrap()))
+}
+
+fn categories(db: &Db, partner: Uuid) -> (Uuid, Uuid) {
+    let digital = q::add_category(
+        db,
+        partner,
+        &NewCategory {
+            name: "Digitalisierung".into(),
+            name_en: "Digitalisation".into(),
+            description: Some("Digitale Technik, Breitband und künstliche Intelligenz".into()),
+            keywords: vec!["Digitalisierung".into(), "Breitband".into(), "KI".into()],
+        },
+    )
+    .unwrap();
+    let umwelt = q::add_category(
+        db,
+        partner,
+        &NewCategory {
+            name: "Umwelt & Klima".into(),
+            name_en: "Environment & climate".into(),
+            description: None,
+            keywords: vec!["Naturschutz".into(), "Klimaschutz".into(), "Umwelt".into()],
+        },
+    )
+    .unwrap();
+    (digital.id, umwelt.id)
+}
+
+async fn pass(state: &Arc<AppState>) -> usize {
+    Assessor::default()
+        .pass(state)
+        .await
+        .expect("assessment pass")
+        .expect("the model is loaded")
+}
+
+async fn get(state: &Arc<AppState>, token: &str, uri: &str) -> Resp {
+    let auth = format!("Bearer {token}");
+    send_with(state, "GET", uri, &[("authorization", &auth)], vec![]).await
+}
+
+/// Every grant of the list (one page: tiny has 12), by slug.
+async fn list(state: &Arc<AppState>, token: &str, query: &str) -> HashMap<String, Value> {
+    let body = get(state, token, &format!("/api/v1/grants?per_page=100{query}"))
+        .await
+        .ok();
+    body["grants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["slug"].as_str().unwrap().to_string(), g.clone()))
+        .collect()
+}
+
+async fn detail(state: &Arc<AppState>, token: &str, slug: &str) -> Value {
+    get(state, token, &format!("/api/v1/grants/{slug}"))
+        .await
+        .ok()["grant"]
+        .clone()
+}
+
+fn category_ids(v: &Value) -> Vec<String> {
+    v["custom_categories"]
+        .as_array()
+        .expect("custom_categories is an array")
+        .iter()
+        .map(id)
+        .collect()
+}
+
+#[track_caller]
+fn assert_unassessed(v: &Value) {
+    assert_eq!(v["ai_qualified"], Value::Null, "{v}");
+    assert_eq!(v["ai_qualification_reasoning"], Value::Null, "{v}");
+    assert_eq!(v["custom_categories"], serde_json::json!([]), "{v}");
+}
+
+#[tokio::test]
+async fn prompt_and_categories_fill_list_and_detail_of_that_partner_only() {
+    let t = setup();
+    q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+    let (digital, umwelt) = categories(&t.db, t.a);
+    q::set_prompt(&t.db, t.c, "Nur Bürgschaften für Unternehmen").unwrap();
+
+    // Null before assessment.
+    let before = list(&t.state, &t.a_token, "").await;
+    assert_eq!(before.len(), raw().grants.len());
+    before.values().for_each(assert_unassessed);
+    assert_unassessed(&detail(&t.state, &t.a_token, "testprogramm-12").await);
+
+    let written = pass(&t.state).await;
+    // A: 12 qualifications + 12 categorisations; C: 12 qualifications.
+    assert_eq!(written, 36);
+
+    let a = list(&t.state, &t.a_token, "").await;
+    for (slug, g) in &a {
+        assert!(g["ai_qualified"].is_boolean(), "{slug}: {g}");
+        let r = g["ai_qualification_reasoning"].as_str().unwrap();
+        let sentences = r.matches(". ").count() + 1;
+        assert!((2..=3).contains(&sentences), "{slug}: {r}");
+        for c in g["custom_categories"].as_array().unwrap() {
+            let mut k: Vec<&String> = c.as_object().unwrap().keys().collect();
+            k.sort();
+            assert_eq!(k, vec!["id", "name", "name_en"]);
+        }
+    }
+    // The rules decide: region, grant type, eligibility.
+    let g12 = &a["testprogramm-12"];
+    assert_eq!(g12["ai_qualified"], true, "{g12}");
+    assert!(g12["ai_qualification_reasoning"]
+        .as_str()
+        .unwrap()
+        .contains("Sachsen"));
+    for (slug, why) in [
+        ("testprogramm-2", "nicht in Sachsen"),   // Bayern and Berlin
+        ("testprogramm-3", "nicht in Sachsen"),   // Bayern, loan
+        ("testprogramm-8", "Kredit"),             // national loan
+        ("testprogramm-9", "nicht in Sachsen"),   // Austria
+        ("testprogramm-11", "Antragsberechtigt"), // companies only
+    ] {
+        let g = &a[slug];
+        assert_eq!(g["ai_qualified"], false, "{slug}: {g}");
+        let r = g["ai_qualification_reasoning"].as_str().unwrap();
+        assert!(
+            r.to_lowercase().contains(&why.to_lowercase()),
+            "{slug}: {r}"
+        );
+    }
+    // Categories: keyword hits in titles and short descriptions.
+    let digital_s = digital.to_string();
+    let umwelt_s = umwelt.to_string();
+    assert!(category_ids(&a["testprogramm-1"]).contains(&digital_s));
+    assert!(category_ids(&a["testprogramm-6"]).contains(&digital_s));
+    assert!(category_ids(&a["testprogramm-7"]).contains(&umwelt_s));
+    assert!(category_ids(&a["testprogramm-8"]).contains(&umwelt_s));
+    assert!(!category_ids(&a["testprogramm-12"]).contains(&digital_s));
+    let cat = a["testprogramm-1"]["custom_categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == digital_s.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(cat["name"], "Digitalisierung");
+    assert_eq!(cat["name_en"], "Digitalisation");
+
+    // Detail = list item.
+    for slug in ["testprogramm-1", "testprogramm-12", "testprogramm-8"] {
+        let d = detail(&t.state, &t.a_token, slug).await;
+        for f in [
+            "ai_qualified",
+            "ai_qualification_reasoning",
+            "custom_categories",
+        ] {
+            assert_eq!(d[f], a[slug][f], "{slug}.{f}");
+        }
+    }
+
+    // B has nothing configured: null/[] everywhere.
+    let b = list(&t.state, &t.b_token, "").await;
+    b.values().for_each(assert_unassessed);
+    assert_unassessed(&detail(&t.state, &t.b_token, "testprogramm-12").await);
+
+    // C sees its own decisions, never A's reasoning or categories.
+    let c = list(&t.state, &t.c_token, "").await;
+    for (slug, g) in &c {
+        assert_eq!(g["custom_categories"], serde_json::json!([]), "{slug}");
+        assert!(g["ai_qualified"].is_boolean());
+        assert_ne!(
+            g["ai_qualification_reasoning"], a[slug]["ai_qualification_reasoning"],
+            "{slug}"
+        );
+        let is_guarantee = raw().grant(slug)["grant_type"] == "guarantee";
+        if !is_guarantee {
+            assert_eq!(g["ai_qualified"], false, "{slug}: {g}");
+        }
+    }
+    assert_eq!(
+        c["testprogramm-11"]["ai_qualified"], true,
+        "{}",
+        c["testprogramm-11"]
+    );
+    assert_eq!(a["testprogramm-11"]["ai_qualified"], false);
+}
+
+#[tokio::test]
+async fn a_prompt_change_reassesses_and_nothing_stale_is_shown() {
+    let t = setup();
+    q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+    pass(&t.state).await;
+    let first = list(&t.state, &t.a_token, "").await;
+    assert_eq!(first["testprogramm-12"]["ai_qualified"], true);
+    assert_eq!(first["testprogramm-4"]["ai_qualified"], false);
+
+    // An assessor that has completed the first version does nothing more...
+    let mut assessor = Assessor::default();
+    assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(0));
+    assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(0));
+
+    // ...until the prompt changes: results are null at once, then re-assessed.
+    q::set_prompt(&t.db, t.a, "Nur Bürgschaften in Sachsen").unwrap();
+    list(&t.state, &t.a_token, "")
+        .await
+        .values()
+        .for_each(assert_unassessed);
+    assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(12));
+    let second = list(&t.state, &t.a_token, "").await;
+    assert_eq!(
+        second["testprogramm-4"]["ai_qualified"], true,
+        "{}",
+        second["testprogramm-4"]
+    );
+    assert_eq!(second["testprogramm-12"]["ai_qualified"], false);
+    assert!(second["testprogramm-12"]["ai_qualification_reasoning"]
+        .as_str()
+        .unwrap()
+        .contains("Zuschuss"));
+
+    // Clearing the prompt: null again, nothing to assess.
+    assert!(q::clear_prompt(&t.db, t.a).unwrap());
+    assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(0));
+    list(&t.state, &t.a_token, "")
+        .await
+        .values()
+        .for_each(assert_unassessed);
+}
+
+#[tokio::test]
+async fn filters_on_own_results() {
+    let t = setup();
+    q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+    let (digital, umwelt) = categories(&t.db, t.a);
+    pass(&t.state).await;
+    let all = list(&t.state, &t.a_token, "").await;
+
+    let yes = list(&t.state, &t.a_token, "&ai_qualified=true").await;
+    let no = list(&t.state, &t.a_token, "&ai_qualified=false").await;
+    assert!(!yes.is_empty() && !no.is_empty());
+    assert_eq!(yes.len() + no.len(), all.len());
+    assert!(yes.values().all(|g| g["ai_qualified"] == true));
+    assert!(no.values().all(|g| g["ai_qualified"] == false));
+    let body = get(
+        &t.state,
+        &t.a_token,
+        "/api/v1/grants?ai_qualified=true&per_page=1",
+    )
+    .await
+    .ok();
+    assert_eq!(body["meta"]["total_count"], yes.len());
+    assert_eq!(body["grants"].as_array().unwrap().len(), 1);
+
+    let dig = list(
+        &t.state,
+        &t.a_token,
+        &format!("&custom_category_ids[]={digital}"),
+    )
+    .await;
+    assert!(!dig.is_empty());
+    assert!(dig
+        .values()
+        .all(|g| category_ids(g).contains(&digital.to_string())));
+    let either = list(
+        &t.state,
+        &t.a_token,
+        &format!("&custom_category_ids[]={digital}&custom_category_ids[]={umwelt}"),
+    )
+    .await;
+    let expect = all.values().filter(|g| !category_ids(g).is_empty()).count();
+    assert_eq!(either.len(), expect);
+
+    // Another partner's (or an unknown) category id, a bad boolean: 400.
+    let r = get(
+        &t.state,
+        &t.b_token,
+        &format!("/api/v1/grants?custom_category_ids[]={digital}"),
+    )
+    .await;
+    assert_error(&r, 400, "bad_request");
+    let r = get(&t.state, &t.a_token, "/api/v1/grants?ai_qualified=maybe").await;
+    assert_error(&r, 400, "bad_request");
+    // B has no results: ai_qualified=true finds nothing, =false nothing either.
+    assert!(list(&t.state, &t.b_token, "&ai_qualified=true")
+        .await
+        .is_empty());
+    assert!(list(&t.state, &t.b_token, "&ai_qualified=false")
+        .await
+        .is_empty());
+}
+
+#[tokio::test]
+async fn results_persist_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, a_token, expected) = {
+        let t = setup_with_db(Arc::new(Db::open(dir.path()).unwrap()));
+        q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+        categories(&t.db, t.a);
+        pass(&t.state).await;
+        let l = list(&t.state, &t.a_token, "").await;
+        (t.a, t.a_token.clone(), l)
+    };
+    // A new state over the same database, without the model: the stored results show.
+    let db = Arc::new(Db::open(dir.path()).unwrap());
+    let state = state_over(db.clone(), false);
+    let after = list(&state, &a_token, "").await;
+    assert_eq!(after, expected);
+    assert!(after.values().any(|g| g["ai_qualified"] == true));
+    // With the model, a restart re-assesses nothing (keys unchanged).
+    let state = state_over(db.clone(), true);
+    assert_eq!(pass(&state).await, 0);
+    let partner = db.partner(a).unwrap().unwrap();
+    let status = q::status(&state.engine, &db, &partner).unwrap();
+    assert_eq!(status["pending"], 0, "{status}");
+    assert_eq!(status["qualification"]["assessed"], 12, "{status}");
+}
+
+#[tokio::test]
+async fn the_background_assessor_notices_changes_and_reports_progress() {
+    let t = setup();
+    let handle = q::spawn_assessor_every(t.state.clone(), Duration::from_millis(100));
+    q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+    let partner = t.db.partner(t.a).unwrap().unwrap();
+    let started = Instant::now();
+    loop {
+        let status = q::status(&t.state.engine, &t.db, &partner).unwrap();
+        if status["pending"] == 0 {
+            assert_eq!(status["qualification"]["total"], 12);
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "not assessed in time: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let l = list(&t.state, &t.a_token, "").await;
+    assert!(l.values().all(|g| g["ai_qualified"].is_boolean()));
+    // A category added later is picked up too.
+    categories(&t.db, t.a);
+    let started = Instant::now();
+    loop {
+        let l = list(&t.state, &t.a_token, "").await;
+        if l.values().any(|g| !category_ids(g).is_empty()) {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "categories not assessed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    handle.abort();
+}
+
+#[tokio::test]
+async fn only_grants_in_scope_are_assessed() {
+    let db = Arc::new(Db::in_memory().unwrap());
+    let bayern = Uuid::parse_str(&raw().region_id("bayern")).unwrap();
+    let p = db
+        .create_partner(&NewPartner {
+            name: "Bayern".into(),
+            tier: "standard".into(),
+            region_ids: vec![bayern],
+            ..Default::default()
+        })
+        .unwrap();
+    let token = db.create_token(p.id, &["grants:read".into()]).unwrap().1;
+    let state = state_over(db.clone(), true);
+    q::set_prompt(&db, p.id, "Naturschutz").unwrap();
+    let visible = raw().visible(&[bayern.to_string()], &[]);
+    assert_eq!(pass(&state).await, visible.len());
+    let l = list(&state, &token, "").await;
+    assert_eq!(l.len(), visible.len());
+    assert!(l.values().all(|g| g["ai_qualified"].is_boolean()));
+    assert_eq!(
+        l["testprogramm-7"]["ai_qualified"], true,
+        "{}",
+        l["testprogramm-7"]
+    );
+}
