@@ -76,7 +76,8 @@ def eval_requests(eval_set: Any) -> Dict[str, Dict[str, Any]]:
 @pytest.fixture(scope="session")
 def cli_binary() -> str:
     """The release CLI (`run-tests.sh` builds it; built here when missing)."""
-    binary = REPO / "target" / "release" / "grantmatch"
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target")
+    binary = target / "release" / "grantmatch"
     if not binary.is_file():
         subprocess.run(
             ["cargo", "build", "--release", "-p", "grantmatch-cli"],
