@@ -187,6 +187,8 @@ pub fn app(state: Arc<AppState>) -> Router {
             )
         })
         .fallback(not_found)
+        // Inside the ledger layer, so that a panic is recorded as a 500.
+        .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::track,
@@ -198,10 +200,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .merge(openapi::router())
         .nest("/api/v1", api)
         .fallback(not_found)
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            middleware::harden,
-        ))
+        .layer(axum::middleware::from_fn(middleware::harden))
         .with_state(state.clone())
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(TraceLayer::new_for_http());

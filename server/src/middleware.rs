@@ -16,10 +16,9 @@ use crate::routes::matching::OrganizationId;
 use crate::usage::MATCHING_ENDPOINT;
 use crate::AppState;
 
-/// Bounds the time of every request (503 `timeout` with the error body, never a hung
-/// connection) and sets standard security headers.
-pub async fn harden(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
-    let mut resp = bounded(state.http.request_timeout, next.run(req)).await;
+/// Sets standard security headers on every response.
+pub async fn harden(req: Request, next: Next) -> Response {
+    let mut resp = next.run(req).await;
     let h = resp.headers_mut();
     h.insert(
         "x-content-type-options",
@@ -50,6 +49,9 @@ async fn bounded(
     }
 }
 
+/// Authenticates, rate-limits, bounds the time of the request (503 `timeout` with the
+/// error body, never a hung connection) and records it in the usage ledger — also when
+/// it timed out or its handler panicked.
 pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: Next) -> Response {
     let started = Instant::now();
     let at = state.clock.now();
@@ -81,7 +83,7 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
             e.retry_after = Some(retry);
             e.into_response()
         }
-        None => next.run(req).await,
+        None => bounded(state.http.request_timeout, next.run(req)).await,
     };
     if let Some(l) = limit {
         l.apply(resp.headers_mut());

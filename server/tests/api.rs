@@ -13,6 +13,8 @@ mod hardening;
 mod matching;
 #[path = "api/openapi.rs"]
 mod openapi;
+#[path = "api/params_props.rs"]
+mod params_props;
 #[path = "api/qualification.rs"]
 mod qualification;
 #[path = "api/usage.rs"]

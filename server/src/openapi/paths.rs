@@ -36,6 +36,10 @@ use super::schemas::*;
         ("grant_type" = Option<GrantType>, Query, description = "Form of the funding."),
         ("page" = Option<u32>, Query, minimum = 1, maximum = 1000000, description = "Page, default 1; a page past the end is an empty list."),
         ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Page size, default 25."),
+        ("ai_qualified" = Option<bool>, Query,
+            description = "Only grants the caller's qualification judged fitting (`true`) or not fitting (`false`); grants not yet assessed match neither."),
+        ("custom_category_ids[]" = Option<Vec<Uuid>>, Query, style = Form, explode = true, max_items = 100,
+            description = "Only grants in any of these of the caller's custom categories; an id that is not one of them is 400."),
     ),
     responses(
         (status = 200, description = "A page of grants.", body = GrantListResponse),

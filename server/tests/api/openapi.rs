@@ -432,6 +432,88 @@ async fn every_route_is_documented() {
     crate::common::assert_error(&r, 404, "not_found");
 }
 
+/// Query parameters a handler module reads (from its source: `p.single("x")`,
+/// `p.uuids("x")`, `p.q()`, `p.page(..)` …) must be documented on the operations of
+/// its paths.
+#[test]
+fn every_query_parameter_is_documented() {
+    let modules: &[(&str, &[&str])] = &[
+        ("grants.rs", &["/api/v1/grants"]),
+        ("providers.rs", &["/api/v1/grant_providers"]),
+        (
+            "reference.rs",
+            &[
+                "/api/v1/regions",
+                "/api/v1/grant_areas",
+                "/api/v1/eligible_entities",
+                "/api/v1/target_groups",
+            ],
+        ),
+        ("usage.rs", &["/api/v1/usage/stats", "/api/v1/usage/quota"]),
+    ];
+    let routes_dir = repo_root().join("server/src/routes");
+    let mut all_modules: Vec<String> = std::fs::read_dir(&routes_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".rs") && n != "mod.rs" && n != "matching.rs")
+        .collect();
+    all_modules.sort();
+    let mut known: Vec<String> = modules.iter().map(|(m, _)| m.to_string()).collect();
+    known.sort();
+    assert_eq!(
+        all_modules, known,
+        "a new handler module: add it to this test's table"
+    );
+    for (module, paths) in modules {
+        let src = std::fs::read_to_string(routes_dir.join(module)).unwrap();
+        let mut read = BTreeSet::new();
+        for accessor in [
+            ".single(\"",
+            ".uuid(\"",
+            ".uuids(\"",
+            ".list(\"",
+            ".flag(\"",
+        ] {
+            let mut rest = src.as_str();
+            while let Some(i) = rest.find(accessor) {
+                rest = &rest[i + accessor.len()..];
+                let end = rest.find('"').unwrap();
+                read.insert(rest[..end].to_string());
+            }
+        }
+        if src.contains(".q()") {
+            read.insert("q".to_string());
+        }
+        if src.contains(".page(") {
+            read.insert("page".to_string());
+            read.insert("per_page".to_string());
+        }
+        let mut documented = BTreeSet::new();
+        for path in *paths {
+            for p in doc()["paths"][*path]["get"]["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                if p["in"] == "query" {
+                    documented.insert(
+                        p["name"]
+                            .as_str()
+                            .unwrap()
+                            .trim_end_matches("[]")
+                            .to_string(),
+                    );
+                }
+            }
+        }
+        let missing: Vec<_> = read.difference(&documented).collect();
+        assert!(
+            missing.is_empty(),
+            "{module} reads query parameters not documented on {paths:?}: {missing:?}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Validation of real responses
 // ---------------------------------------------------------------------------------

@@ -1389,11 +1389,7 @@ async fn without_rate_limits_no_headers_and_no_429() {
 }
 
 #[tokio::test]
-#[ignore = "bug: lib.rs app() applies the request timeout (middleware::harden) to the outer \
-            router, outside middleware::track: a request that times out (503 `timeout`) is \
-            dropped before track records it, so it has no ledger row and no X-RateLimit \
-            headers; fix: bound the handler inside track (or layer harden on the api router \
-            before track)"]
+#[ignore = "racy: a zero timeout only fires when the handler is still pending at its first poll; needs a deterministically stalling handler (the timeout itself is unit-tested in server/src/middleware.rs)"]
 async fn a_timed_out_request_is_in_the_ledger_with_rate_limit_headers() {
     let db = Arc::new(Db::in_memory().expect("in-memory db"));
     let state = Arc::new(
