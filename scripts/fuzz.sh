@@ -66,7 +66,7 @@ for _ in $(seq 1 240); do
   if ! kill -0 "$SERVER_PID" 2>/dev/null; then
     log "the server exited:"; cat "$WORK/server.log" >&2; exit 1
   fi
-  code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$BASE/api/v1/matching" \
+  code=$(curl -s -o "$WORK/matching.json" -w '%{http_code}' -X POST "$BASE/api/v1/matching" \
     -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
     --data '{"organization_id": "fuzz", "organization_profile": {"description": "Verein für digitale Bildung"}}' || true)
   if [ "$code" = 200 ]; then ready=1; break; fi
@@ -77,21 +77,55 @@ if [ -z "$ready" ]; then
 fi
 log "server ready on $BASE (pid $SERVER_PID)"
 
+# Real identifiers for the path parameters (half of the generated cases use one, so
+# the detail endpoints answer 200 and not only 404): records of the tiny catalogue by
+# UUID and slug, and the matching requests made above.
+curl -s -o /dev/null -X POST "$BASE/api/v1/matching" -H "Authorization: Bearer $TOKEN" \
+  -H 'Content-Type: application/json' -H 'Prefer: respond-async' \
+  --data '{"organization_id": "fuzz-async", "organization_profile": {"description": "KMU Digitalisierung"}}'
+python3 - "$WORK/schemathesis.toml" "$WORK/matching.json" <<'PY'
+import json, sys
+out, matching = sys.argv[1], sys.argv[2]
+tiny = "fixtures/test-catalogues/tiny"
+def ids(file):
+    rows = [json.loads(l) for l in open(f"{tiny}/{file}") if l.strip()]
+    return [r["id"] for r in rows][:6] + [r["slug"] for r in rows][:6]
+dicts = {
+    "grant_ids": ("getGrant", ids("grants.jsonl")),
+    "provider_ids": ("getGrantProvider", ids("grant_providers.jsonl")),
+    "region_ids": ("getRegion", ids("regions.jsonl")),
+    "area_ids": ("getGrantArea", ids("grant_areas.jsonl")),
+    "entity_ids": ("getEligibleEntity", ids("eligible_entities.jsonl")),
+    "group_ids": ("getTargetGroup", ids("target_groups.jsonl")),
+}
+mid = json.load(open(matching))["matching_request_id"]
+with open(out, "w") as f:
+    for name, (_, values) in dicts.items():
+        f.write(f"[dictionaries.{name}]\nvalues = {json.dumps(values)}\n\n")
+    f.write(f"[dictionaries.matching_ids]\nvalues = {json.dumps([mid])}\n\n")
+    bindings = [(op, name) for name, (op, _) in dicts.items()]
+    bindings += [("getMatching", "matching_ids"), ("getMatchingResults", "matching_ids")]
+    for op, name in bindings:
+        f.write(f'[[operations]]\ninclude-operation-id = "{op}"\n'
+                f'parameters = {{ "path.id" = {{ dictionary = "{name}", probability = 0.5 }} }}\n\n')
+PY
+
 seed_args=()
 if [ "$SEED" != random ]; then seed_args=(--seed "$SEED"); fi
 status=0
-timeout --signal=INT --kill-after=30 "$MAX_TIME" \
-  "$VENV/bin/schemathesis" run "$BASE/api/v1/openapi.json" \
+# Run inside $WORK: schemathesis keeps a `.schemathesis/` cache in the working directory.
+(cd "$WORK" && timeout --signal=INT --kill-after=30 "$MAX_TIME" \
+  "$VENV/bin/schemathesis" --config-file "$WORK/schemathesis.toml" run "$BASE/api/v1/openapi.json" \
     --header "Authorization: Bearer $TOKEN" \
     --checks not_a_server_error,response_schema_conformance,status_code_conformance \
     --phases examples,coverage,fuzzing \
     --max-examples "$MAX_EXAMPLES" \
     --max-redirects 0 \
     --request-timeout 60 \
-    --workers 2 \
+    --workers 1 \
     --generation-database none \
     --no-color \
-    "${seed_args[@]}" || status=$?
+    "${seed_args[@]}") || status=$?
 
 if grep -q "panicked" "$WORK/server.log"; then
   log "the server log has a panic:"; grep -n -A3 "panicked" "$WORK/server.log" >&2; status=1

@@ -329,6 +329,6 @@ impl Catalogue {
 fn first_match<T>(items: &[T], rules: &[&dyn Fn(&T) -> bool]) -> Option<Idx> {
     rules
         .iter()
-        .find_map(|rule| items.iter().position(|x| rule(x)))
+        .find_map(|rule| items.iter().position(rule))
         .map(|i| i as Idx)
 }

@@ -51,6 +51,8 @@ pub struct Engine {
     title_order: Vec<Idx>,
     snapshot: Option<PathBuf>,
     vectors: Option<GrantVectors>,
+    /// Folded one-word region names (German and English), left out of lexical queries.
+    region_words: std::collections::HashSet<String>,
 }
 
 impl Engine {
@@ -88,12 +90,19 @@ impl Engine {
             let grant = &catalogue.grants[g as usize];
             (text::fold_name(&grant.title), grant.id)
         });
+        let region_words = catalogue
+            .regions
+            .iter()
+            .flat_map(|r| [text::fold_name(&r.name_de), text::fold_name(&r.name_en)])
+            .filter(|n| !n.is_empty() && !n.contains(' '))
+            .collect();
         Engine {
             catalogue,
             search,
             title_order,
             snapshot,
             vectors,
+            region_words,
         }
     }
 
@@ -138,11 +147,15 @@ impl Engine {
             )));
         }
         let q = vectors::normalized(query);
-        let mut lexical_text = profile.query_text.clone();
-        for k in &profile.keywords {
-            lexical_text.push(' ');
-            lexical_text.push_str(k);
-        }
+        // Region names are left out of the lexical query: location is the region
+        // component's job, and "Sachsen" in a profile must not make every Saxon
+        // programme a keyword match.
+        let lexical_text: String = std::iter::once(profile.query_text.as_str())
+            .chain(profile.keywords.iter().map(String::as_str))
+            .flat_map(|t| t.split_whitespace())
+            .filter(|w| !self.region_words.contains(&text::fold_name(w)))
+            .collect::<Vec<_>>()
+            .join(" ");
         let lexical: std::collections::HashMap<Idx, f32> =
             self.search.search_any(&lexical_text)?.into_iter().collect();
         Ok(matching::rank(

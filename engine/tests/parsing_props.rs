@@ -4,7 +4,7 @@
 //! message names the offending field (or says the body is not an object); a body that
 //! resolves has a non-blank organisation id and description.
 //!
-//! Cases: `PROPTEST_CASES` (default 2,000 per property).
+//! Cases: `PROPTEST_CASES` (default 10,000 per property).
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -28,7 +28,7 @@ fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(2_000)
+        .unwrap_or(10_000)
 }
 
 /// Fields of the request body, as error messages name them.

@@ -242,9 +242,12 @@ pub const REQUEST_EXAMPLES: &[(&str, &str, &str)] = &[(
     include_str!("openapi/examples/createMatching.request.json"),
 )];
 
+/// Example errors of a status: (code, message).
+type ErrorExamples = &'static [(&'static str, &'static str)];
+
 /// Reusable error responses: component name, status, description, example errors
-/// (code, message) taken from the server's messages.
-const ERROR_RESPONSES: &[(&str, u16, &str, &[(&str, &str)])] = &[
+/// taken from the server's messages.
+const ERROR_RESPONSES: &[(&str, u16, &str, ErrorExamples)] = &[
     ("BadRequest", 400, "Invalid parameter value or request body; the message names the parameter or field.", &[
         ("bad_request", "per_page: must be between 1 and 100"),
         ("bad_request", "region_ids[]: `bayern` is not a UUID"),

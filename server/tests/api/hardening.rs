@@ -2,7 +2,6 @@
 //! security headers, CORS off by default.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::http::StatusCode;
 use grantmatch_engine::records::CatalogueRecords;

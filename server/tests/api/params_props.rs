@@ -2,7 +2,7 @@
 //! the list endpoints through `app(state)`. Properties: never a panic and never a 5xx;
 //! every error is 400 `bad_request` whose message starts with the parameter's name.
 //!
-//! Cases: `PROPTEST_CASES` (default 1,000 per property; the router one uses a tenth).
+//! Cases: `PROPTEST_CASES` (default 1,000 per property).
 
 use axum::http::{StatusCode, Uri};
 use grantmatch_server::params::Params;
