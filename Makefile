@@ -2,7 +2,7 @@
 CARGO ?= cargo
 BIN := target/release/grantmatch
 
-.PHONY: serve test build model test-rust test-python lint fixtures eval clean
+.PHONY: serve test build model test-rust test-python fuzz lint fixtures eval clean
 
 build:
 	$(CARGO) build --release --locked -p grantmatch-cli
@@ -24,6 +24,10 @@ test-rust:
 # Builds the Python module with maturin into python/.venv and runs its pytest suite.
 test-python:
 	python/run-tests.sh
+
+# Schemathesis against the live server, bounded in examples and time (scripts/fuzz.sh).
+fuzz: build model
+	scripts/fuzz.sh
 
 lint:
 	$(CARGO) fmt --all --check
