@@ -2,7 +2,7 @@
 CARGO ?= cargo
 BIN := target/release/grantmatch
 
-.PHONY: serve test build model test-rust test-python fuzz lint fixtures eval clean
+.PHONY: serve test build model test-rust test-python fuzz bench bench-quick bench-numpy loadtest lint fixtures eval clean
 
 build:
 	$(CARGO) build --release --locked -p grantmatch-cli
@@ -28,6 +28,20 @@ test-python:
 # Schemathesis against the live server, bounded in examples and time (scripts/fuzz.sh).
 fuzz: build model
 	scripts/fuzz.sh
+
+# Criterion benches (BENCHMARKS.md); bench-quick fits in a few minutes.
+bench:
+	$(CARGO) bench -p grantmatch-benches --locked
+
+bench-quick:
+	$(CARGO) bench -p grantmatch-benches --locked -- --quick
+
+bench-numpy:
+	benches/ranking_vs_numpy.sh
+
+# HTTP load test of the real server (wrk) and the ledger load test (oha).
+loadtest: build model
+	scripts/loadtest.sh
 
 lint:
 	$(CARGO) fmt --all --check

@@ -12,7 +12,11 @@
 # plus the start-up figures: re-import of the unchanged catalogue, server start until
 # /health answers, until the model is loaded.
 #
+# and, for the matching target, the bare model time of the same profile measured right
+# after in the same session (criterion: match_end_to_end/model_only).
+#
 # Usage: scripts/loadtest.sh [--data DIR] [--duration SECS] [--connections N] [--port P]
+#                            [--no-model-bench]
 #   --data DIR   a data directory with fixtures/catalogue imported WITH embeddings (it is
 #                copied, never modified); default: import into a fresh one (the model
 #                embeds 1,434 grants once, about two minutes on two cores)
@@ -29,13 +33,15 @@ DATA_SRC=""
 DURATION=10
 CONNECTIONS=32
 PORT=18080
+MODEL_BENCH=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --data) DATA_SRC=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
     --connections) CONNECTIONS=$2; shift 2 ;;
     --port) PORT=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --no-model-bench) MODEL_BENCH=0; shift ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "loadtest.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -146,6 +152,23 @@ LOADTEST_BODY=$WORK/body.json LOADTEST_UNSEEN=1 LOADTEST_RUN=$$-c4 run matching_
 LOADTEST_BODY=$WORK/body.json LOADTEST_UNSEEN=0 run matching_repeated_sequential \
   -t1 -c1 -d"${DURATION}s" -s "$HERE/matching.lua" "$BASE/api/v1/matching"
 
+kill "$SERVER_PID" 2>/dev/null || true
+wait "$SERVER_PID" 2>/dev/null || true
+SERVER_PID=""
+
+# The bare model time for the same profile (two model calls: query text, keywords).
+MODEL_MS=null
+if [[ $MODEL_BENCH == 1 ]] && command -v cargo >/dev/null; then
+  echo "criterion: match_end_to_end/model_only (bare model time of the same profile)" >&2
+  cargo bench --locked -p grantmatch-benches --bench matching -- --quick 'match_end_to_end/model_only' >/dev/null 2>&1 || true
+  MODEL_MS=$(python3 -c '
+import json, sys
+try:
+    print(json.load(open(sys.argv[1]))["median"]["point_estimate"] / 1e6)
+except Exception:
+    print("null")' target/criterion/match_end_to_end/model_only/1434/new/estimates.json)
+fi
+
 mkdir -p target/bench-results
 OUT=target/bench-results/loadtest.json
 {
@@ -153,6 +176,7 @@ OUT=target/bench-results/loadtest.json
     "$(date -u +%FT%TZ)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$DURATION" "$CONNECTIONS" "$RATE_LIMITS" "$BIN"
   printf ' "startup": {"import_unchanged_s": %s, "server_health_s": %s, "server_model_ready_s": %s},\n' \
     "$IMPORT_S" "$START_S" "$MODEL_S"
+  printf ' "model_only_median_ms": %s,\n' "$MODEL_MS"
   printf ' "wrk": {\n  %s\n }\n}\n' "$(printf '%s\n' "${results[@]}" | paste -sd, | sed 's/,"/,\n  "/g')"
 } > "$OUT"
 python3 - "$OUT" <<'PY'
@@ -168,5 +192,10 @@ conns = {"matching_unseen_sequential": 1, "matching_unseen_4_connections": 4, "m
 for name, w in r["wrk"].items():
     print(f"| {name} | {conns.get(name, m['connections'])} | {w['rps']:.0f} | {w['p50_ms']:.3g} | {w['p90_ms']:.3g} "
           f"| {w['p99_ms']:.3g} | {w['errors']} | {w['non_2xx']} |")
+model = r.get("model_only_median_ms")
+if model:
+    w = r["wrk"]["matching_unseen_sequential"]
+    print(f"\nPOST /matching, new 97-word profile: p50 {w['p50_ms']:.1f} ms = {w['p50_ms'] / model:.2f} x the bare "
+          f"model time of that profile ({model:.1f} ms, criterion match_end_to_end/model_only, same session)")
 print(f"\nwritten to {sys.argv[1]}")
 PY

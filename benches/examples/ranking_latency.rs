@@ -45,8 +45,12 @@ fn time<R>(calls: usize, mut f: impl FnMut() -> R) -> serde_json::Value {
 }
 
 fn write_f32(path: &PathBuf, values: &[f32]) {
-    let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-    std::fs::write(path, bytes).expect("write");
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    for x in values {
+        w.write_all(&x.to_le_bytes()).expect("write");
+    }
+    w.flush().expect("flush");
 }
 
 fn main() {

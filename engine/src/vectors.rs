@@ -16,18 +16,17 @@
 //! memory when the vectors are loaded: each row minus the mean of all rows, quantised to
 //! int8 with one scale per row (a quarter of the bytes of f32; centring first keeps the
 //! precision where e5 vectors differ, since they all lie in a narrow cone). The best
-//! `2k + 64` rows by that approximate score are then rescored with the exact f32 rows,
-//! so the cosines returned are exact and the top `k` equals the exact scan's unless an
+//! `max(2k, k + 64)` rows by that approximate score are then rescored with the exact f32
+//! rows, so the cosines returned are exact and the top `k` equals the exact scan's unless an
 //! int8 rounding error exceeds the gap between two neighbouring scores far down the
 //! shortlist (measured in BENCHMARKS.md). Both scans run in parallel blocks (rayon),
 //! with SIMD chosen at run time (AVX2 where the CPU has it; `pulp`, no unsafe code), and
 //! evaluate the filter only for rows whose score would enter the current top list.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
-
-use std::cmp::Ordering;
 
 use pulp::{Arch, Simd, WithSimd};
 use rayon::prelude::*;
