@@ -1,6 +1,6 @@
 # grantmatch — `make serve` runs the service on its embedded defaults, `make test` runs every test.
 CARGO ?= cargo
-BIN := target/release/grantmatch
+BIN := $(or $(CARGO_TARGET_DIR),target)/release/grantmatch
 
 .PHONY: serve test build model test-rust test-python fuzz bench bench-quick bench-numpy loadtest lint fixtures eval clean
 

@@ -19,7 +19,7 @@ SCHEMATHESIS_VERSION=4.32.5
 MAX_EXAMPLES=${FUZZ_MAX_EXAMPLES:-30}
 MAX_TIME=${FUZZ_TIME:-420}
 SEED=${FUZZ_SEED:-20261122}
-BIN=target/release/grantmatch
+BIN=${GRANTMATCH_BIN:-${CARGO_TARGET_DIR:-target}/release/grantmatch}
 VENV=${GRANTMATCH_CACHE:-$HOME/.cache/grantmatch}/schemathesis-$SCHEMATHESIS_VERSION
 
 log() { echo "fuzz: $*" >&2; }

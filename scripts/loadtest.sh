@@ -47,7 +47,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 command -v wrk >/dev/null || { echo "loadtest.sh: wrk is missing (apt-get install -y wrk)" >&2; exit 1; }
-BIN=${GRANTMATCH_BIN:-target/release/grantmatch}
+BIN=${GRANTMATCH_BIN:-${CARGO_TARGET_DIR:-target}/release/grantmatch}
 if [[ ! -x "$BIN" ]]; then
   cargo build --release --locked -p grantmatch-cli
 fi

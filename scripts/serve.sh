@@ -3,7 +3,7 @@
 # exists, print the token and serve on $GRANTMATCH_ADDR (default 127.0.0.1:8080).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${GRANTMATCH_BIN:-target/release/grantmatch}
+BIN=${GRANTMATCH_BIN:-${CARGO_TARGET_DIR:-target}/release/grantmatch}
 export GRANTMATCH_DATA_DIR=${GRANTMATCH_DATA_DIR:-./data}
 mkdir -p "$GRANTMATCH_DATA_DIR"
 "$BIN" import fixtures/catalogue
