@@ -28,6 +28,7 @@ pub mod store;
 pub mod synthetic;
 pub mod text;
 pub mod vectors;
+pub mod views;
 
 use std::path::{Path, PathBuf};
 

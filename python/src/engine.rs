@@ -21,7 +21,7 @@ use serde_json::{json, Map, Value};
 use crate::convert::{f32_clean, from_py, to_py};
 use crate::errors::{self, invalid, model, unknown};
 use crate::options::match_options;
-use crate::views;
+use grantmatch_engine::views;
 
 /// Organisation id used when a profile is given without a request body around it (the
 /// engine requires one; it does not influence the ranking).

@@ -22,7 +22,6 @@ mod engine;
 mod errors;
 mod eval;
 mod options;
-mod views;
 
 use engine::Settings;
 

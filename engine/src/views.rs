@@ -1,14 +1,16 @@
-//! JSON representations of catalogue records with the API's field names.
-//!
-//! A copy of `server/src/views.rs` (the functions this module needs), kept identical so a
-//! dict from Python equals the server's JSON; `tests/test_http_equality.py` checks that.
+//! JSON representations of catalogue records with the API's field names, shared by the
+//! server and the Python module so that both give the same answer.
 //!
 //! `name` is the German name (the canonical language of the data); `name_de` and
 //! `name_en` are both given where the record has them. Counts are always taken within
-//! the caller's scope.
+//! the caller's scope. Grant views carry `ai_qualified`, `ai_qualification_reasoning`
+//! and `custom_categories` as null/empty; the server fills in the calling partner's own.
 
-use grantmatch_engine::model::{provider_type_label, Grant, GrantProvider};
-use grantmatch_engine::{Catalogue, Engine, Idx, ResolvedScope};
+use crate::catalogue::{Catalogue, Idx};
+use crate::model::{provider_type_label, Grant, GrantProvider};
+use crate::query::Page;
+use crate::scope::ResolvedScope;
+use crate::Engine;
 use serde_json::{json, Map, Value};
 
 fn region_ref(cat: &Catalogue, r: Idx) -> Value {
@@ -238,5 +240,36 @@ pub fn target_group_item(cat: &Catalogue, t: Idx) -> Value {
         "name": tg.name_de,
         "name_de": tg.name_de,
         "name_en": tg.name_en,
+    })
+}
+
+pub fn region_base(cat: &Catalogue, r: Idx) -> Value {
+    let region = &cat.regions[r as usize];
+    json!({
+        "id": region.id,
+        "name": region.name_de,
+        "name_de": region.name_de,
+        "name_en": region.name_en,
+        "region_type": region.region_type.as_str(),
+    })
+}
+
+pub fn area_base(cat: &Catalogue, a: Idx) -> Value {
+    let area = &cat.grant_areas[a as usize];
+    json!({
+        "id": area.id,
+        "name": area.name_de,
+        "name_de": area.name_de,
+        "name_en": area.name_en,
+    })
+}
+
+/// The `meta` object of grant lists.
+pub fn page_meta<T>(page: &Page<T>) -> Value {
+    json!({
+        "current_page": page.page,
+        "per_page": page.per_page,
+        "total_pages": page.total_pages(),
+        "total_count": page.total,
     })
 }
