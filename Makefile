@@ -2,7 +2,7 @@
 CARGO ?= cargo
 BIN := $(or $(CARGO_TARGET_DIR),target)/release/grantmatch
 
-.PHONY: serve test build model test-rust test-python fuzz bench bench-quick bench-numpy loadtest lint fixtures eval clean
+.PHONY: serve test build model test-rust test-python fuzz deny bench bench-quick bench-numpy loadtest lint fixtures eval clean
 
 build:
 	$(CARGO) build --release --locked -p grantmatch-cli
@@ -28,6 +28,10 @@ test-python:
 # Schemathesis against the live server, bounded in examples and time (scripts/fuzz.sh).
 fuzz: build model
 	scripts/fuzz.sh
+
+# Licences, bans and sources of the dependency tree (deny.toml; scripts/deny.sh).
+deny:
+	scripts/deny.sh
 
 # Criterion benches (BENCHMARKS.md); bench-quick fits in a few minutes.
 bench:

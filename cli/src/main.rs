@@ -164,6 +164,10 @@ struct ServeArgs {
     /// Seconds after which a request is aborted with 503 `timeout`.
     #[arg(long, env = "GRANTMATCH_REQUEST_TIMEOUT", default_value_t = 30)]
     request_timeout: u64,
+    /// Seconds within which a request's head (request line and headers) must arrive,
+    /// also the idle time after which a keep-alive connection closes (408, closed).
+    #[arg(long, env = "GRANTMATCH_HEADER_TIMEOUT", default_value_t = 10)]
+    header_timeout: u64,
     /// Largest accepted request body in bytes (413 above).
     #[arg(long, env = "GRANTMATCH_MAX_BODY_BYTES", default_value_t = 65536)]
     max_body_bytes: usize,
@@ -339,6 +343,9 @@ fn run(cli: Cli) -> Result<()> {
                     request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
                     max_body_bytes: args.max_body_bytes,
                     cors_origins: args.cors_origins.clone(),
+                    header_read_timeout: std::time::Duration::from_secs(args.header_timeout.max(1)),
+                    // In-flight requests end within the request timeout; then a margin.
+                    drain_timeout: std::time::Duration::from_secs(args.request_timeout.max(1) + 10),
                 });
             state.mailer_configured = smtp.is_some();
             let rt = tokio::runtime::Builder::new_multi_thread()

@@ -82,7 +82,10 @@ struct EvalProfile {
     input: MatchInput,
 }
 
-fn load_eval(dir: &Path) -> Result<(Vec<EvalProfile>, HashMap<String, HashMap<String, u32>>)> {
+/// Graded judgements: profile id → grant slug → grade.
+type Qrels = HashMap<String, HashMap<String, u32>>;
+
+fn load_eval(dir: &Path) -> Result<(Vec<EvalProfile>, Qrels)> {
     let path = dir.join("profiles.json");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
@@ -100,7 +103,7 @@ fn load_eval(dir: &Path) -> Result<(Vec<EvalProfile>, HashMap<String, HashMap<St
     let path = dir.join("qrels.tsv");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let mut qrels: HashMap<String, HashMap<String, u32>> = HashMap::new();
+    let mut qrels: Qrels = HashMap::new();
     for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
         let cols: Vec<&str> = line.split('\t').collect();
         if cols.len() != 3 {

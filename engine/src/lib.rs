@@ -219,6 +219,12 @@ impl Engine {
             .collect())
     }
 
+    /// Share of the catalogue's grants that contain an analysed term (exactly or as the
+    /// start of a compound) in their title or texts.
+    pub fn term_share(&self, term: &str) -> Result<f32> {
+        self.search.doc_share(term)
+    }
+
     /// Directory of the snapshot this engine was loaded from.
     pub fn snapshot_dir(&self) -> Option<&Path> {
         self.snapshot.as_deref()

@@ -26,7 +26,9 @@
 //! standard deviation, and a grant's z-score decides — z ≥ [`TOPIC_Z_STRONG`] (about
 //! the top 7 % of the catalogue) alone, or z ≥ [`TOPIC_Z_WEAK`] (about the top 30 %)
 //! together with at least one topic keyword found in the grant's title or texts
-//! ([`crate::text::analyze`] terms, compounds included). A prompt without topic words
+//! ([`crate::text::analyze`] terms, compounds included). Only specific words count as
+//! keywords: a word found in more than [`MAX_KEYWORD_SHARE`] of the catalogue
+//! ("Projekt", "Förderung") is no evidence of a topic. A prompt without topic words
 //! decides by the rules alone. A grant is qualified when every rule and the topic fit.
 //!
 //! The reasoning is two or three German sentences built from facts only: the decisive
@@ -57,12 +59,15 @@ use crate::vectors::{dot, passage_text, GrantVectors};
 use crate::Engine;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 1;
+pub const METHOD_VERSION: u32 = 2;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
 /// z-score of the topic similarity that qualifies with a keyword hit (≈ top 30 %).
 pub const TOPIC_Z_WEAK: f32 = 0.5;
+/// A topic word found in more than this share of the catalogue's grants ("Projekt",
+/// "Förderung", "Unternehmen") is no evidence of the topic and counts as no keyword hit.
+pub const MAX_KEYWORD_SHARE: f32 = 0.10;
 /// z-score of a category's similarity that assigns it on its own (≈ top 4 %).
 pub const CATEGORY_Z_STRONG: f32 = 1.75;
 /// z-score that assigns a category together with a keyword in the full text.
@@ -266,6 +271,25 @@ const FILLER_WORDS: &[&str] = &[
     "ist",
     "werden",
     "wird",
+    "ihr",
+    "ihre",
+    "ihren",
+    "ihrer",
+    "wollen",
+    "mochten",
+    "want",
+    "their",
+    "they",
+    // size words of "kleine und mittlere Unternehmen", "small and medium-sized"
+    "kleine",
+    "kleinen",
+    "kleiner",
+    "mittlere",
+    "mittleren",
+    "mittlerer",
+    "small",
+    "medium",
+    "sized",
 ];
 
 /// A qualification prompt read into rules plus a topic.
@@ -306,6 +330,38 @@ pub struct CustomCategory {
     pub description: Option<String>,
     #[serde(default)]
     pub keywords: Vec<String>,
+}
+
+impl CustomCategory {
+    /// A category from user input, trimmed: names are required, an empty description is
+    /// none, empty keywords are dropped. The one normalisation of the CLI, the server
+    /// and the Python module, so that all assign alike.
+    pub fn new(
+        id: Uuid,
+        name: &str,
+        name_en: &str,
+        description: Option<&str>,
+        keywords: &[String],
+    ) -> std::result::Result<Self, String> {
+        let (name, name_en) = (name.trim(), name_en.trim());
+        if name.is_empty() || name_en.is_empty() {
+            return Err("a category needs a German name and an English name".into());
+        }
+        Ok(CustomCategory {
+            id,
+            name: name.to_string(),
+            name_en: name_en.to_string(),
+            description: description
+                .map(str::trim)
+                .filter(|d| !d.is_empty())
+                .map(str::to_string),
+            keywords: keywords
+                .iter()
+                .map(|k| k.trim().to_string())
+                .filter(|k| !k.is_empty())
+                .collect(),
+        })
+    }
 }
 
 /// A word of the prompt: its folded form and the clause and original token it came from.
@@ -883,6 +939,13 @@ pub fn qualify(
         let mut terms: Vec<String> = analyze(&prompt.topic);
         let mut seen = HashSet::new();
         terms.retain(|t| seen.insert(t.clone()));
+        let mut specific = Vec::with_capacity(terms.len());
+        for t in terms {
+            if engine.term_share(&t)? <= MAX_KEYWORD_SHARE {
+                specific.push(t);
+            }
+        }
+        let terms = specific;
         Some((Similarity::new(vectors, &q), terms))
     };
     Ok(grant_ids
@@ -1113,6 +1176,19 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn size_words_and_pronouns_are_no_topic() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Nur Zuschüsse für kleine und mittlere Unternehmen in Bayern, die ihre Digitalisierung voranbringen wollen",
+        );
+        assert_eq!(region_codes(cat, &p), vec!["DE-BY"]);
+        assert_eq!(p.only_types, vec![GrantType::Subsidy]);
+        assert!(entity_codes(cat, &p).contains(&"gmbh".to_string()));
+        assert_eq!(p.topic, "Digitalisierung voranbringen");
     }
 
     #[test]

@@ -187,6 +187,15 @@ impl SearchIndex {
         self.collect(&BooleanQuery::new(parts))
     }
 
+    /// Share of grants whose title or texts contain an analysed `term`, exactly or as
+    /// the start of a longer term (a compound), as [`SearchIndex::search`] matches it.
+    pub fn doc_share(&self, term: &str) -> Result<f32> {
+        let searcher = self.reader.searcher();
+        let n = searcher.num_docs().max(1) as f32;
+        let count = searcher.search(&*self.term_query(term), &tantivy::collector::Count)?;
+        Ok(count as f32 / n)
+    }
+
     pub fn index(&self) -> &Index {
         &self.index
     }

@@ -233,6 +233,32 @@ class Engine:
         Raises InvalidInputError (the message names the field) or ModelError.
         """
 
+    def qualify(
+        self, prompt: str, grant_ids: Union[str, Sequence[str], None] = None
+    ) -> List[_Json]:
+        """The server's AI qualification of grants for a partner's prompt.
+
+        One dict per grant (default every grant, else UUIDs or slugs in the given
+        order): ``grant_id``, ``slug``, ``ai_qualified``, ``ai_qualification_reasoning``.
+        Raises InvalidInputError (empty prompt), UnknownIdError or ModelError.
+        """
+    def categorize(
+        self,
+        categories: Sequence[Mapping[str, Any]],
+        grant_ids: Union[str, Sequence[str], None] = None,
+    ) -> List[_Json]:
+        """The server's custom categories of grants (multi-label).
+
+        ``categories``: dicts with ``name``, ``name_en`` and optional ``description``,
+        ``keywords`` and ``id`` (default a UUIDv5 of the name). One dict per grant:
+        ``grant_id``, ``slug``, ``custom_categories`` (``id``, ``name``, ``name_en``).
+        Raises InvalidInputError, UnknownIdError or ModelError.
+        """
+    def qualification_rules(self, prompt: str) -> _Json:
+        """How a prompt is read: ``region_ids``, ``eligible_entity_ids``,
+        ``only_grant_types``, ``excluded_grant_types``, ``non_profit``, ``topic`` and
+        ``description``."""
+
 def evaluate(
     engine: Engine,
     profiles: Union[Sequence[Mapping[str, Any]], Mapping[str, Mapping[str, Any]]],

@@ -21,6 +21,7 @@ use serde_json::{json, Map, Value};
 use crate::convert::{f32_clean, from_py, to_py};
 use crate::errors::{self, invalid, model, unknown};
 use crate::options::match_options;
+use grantmatch_engine::qualify::{self, QualificationPrompt};
 use grantmatch_engine::views;
 
 /// Organisation id used when a profile is given without a request body around it (the
@@ -103,7 +104,7 @@ impl PyEngine {
         })
     }
 
-    fn grant_idx(&self, id_or_slug: &str) -> PyResult<u32> {
+    pub(crate) fn grant_idx(&self, id_or_slug: &str) -> PyResult<u32> {
         self.engine
             .find_grant(id_or_slug.trim())
             .ok_or_else(|| unknown(format!("no grant `{id_or_slug}`")))
@@ -683,9 +684,111 @@ impl PyEngine {
                 .collect(),
         )
     }
+
+    /// Qualifies grants for a partner's qualification prompt: the decisions the server
+    /// stores for a partner with this prompt (`ai_qualified`,
+    /// `ai_qualification_reasoning` of `GET /api/v1/grants`).
+    ///
+    /// Args:
+    ///     prompt: the qualification prompt (German or English free text).
+    ///     grant_ids: grant UUIDs or slugs (a str or a list); default every grant.
+    ///
+    /// Returns:
+    ///     A list of dicts in the order of `grant_ids`: `grant_id`, `slug`,
+    ///     `ai_qualified` (bool), `ai_qualification_reasoning` (German, 2–3 sentences).
+    ///
+    /// Raises:
+    ///     InvalidInputError: an empty prompt.
+    ///     UnknownIdError: an unknown grant.
+    ///     ModelError: no model, or a catalogue embedded with another model.
+    #[pyo3(signature = (prompt, grant_ids=None))]
+    fn qualify<'py>(
+        &self,
+        py: Python<'py>,
+        prompt: &str,
+        grant_ids: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if prompt.trim().is_empty() {
+            return Err(invalid("prompt: must not be empty"));
+        }
+        let ids = self.grant_selection(grant_ids)?;
+        let embedder = self.embedder()?;
+        let engine = &*self.engine;
+        let out = py
+            .detach(|| {
+                let p = QualificationPrompt::parse(&engine.catalogue, prompt);
+                qualify::qualify(engine, embedder, &p, &ids)
+            })
+            .map_err(errors::to_py)?;
+        to_py_list(py, crate::qualify::qualification_values(engine, out))
+    }
+
+    /// Assigns custom categories to grants (multi-label): the categories the server
+    /// shows for a partner with these categories (`custom_categories` of
+    /// `GET /api/v1/grants`).
+    ///
+    /// Args:
+    ///     categories: a list of dicts with `name` (German) and `name_en`, optional
+    ///         `description`, `keywords` (list of str) and `id` (UUID str; default a
+    ///         UUIDv5 of the name, the same in every call).
+    ///     grant_ids: grant UUIDs or slugs (a str or a list); default every grant.
+    ///
+    /// Returns:
+    ///     A list of dicts in the order of `grant_ids`: `grant_id`, `slug`,
+    ///     `custom_categories` (`id`, `name`, `name_en`, in the order of `categories`).
+    ///
+    /// Raises:
+    ///     InvalidInputError: a malformed category, two with the same name or id.
+    ///     UnknownIdError: an unknown grant.
+    ///     ModelError: no model, or a catalogue embedded with another model.
+    #[pyo3(signature = (categories, grant_ids=None))]
+    fn categorize<'py>(
+        &self,
+        py: Python<'py>,
+        categories: &Bound<'py, PyAny>,
+        grant_ids: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let categories = crate::qualify::parse_categories(from_py(categories, "categories")?)?;
+        let ids = self.grant_selection(grant_ids)?;
+        let embedder = self.embedder()?;
+        let engine = &*self.engine;
+        let out = py
+            .detach(|| qualify::categorize(engine, embedder, &categories, &ids))
+            .map_err(errors::to_py)?;
+        to_py_list(
+            py,
+            crate::qualify::category_values(engine, &categories, out),
+        )
+    }
+
+    /// How a qualification prompt is read: its rules and its topic.
+    ///
+    /// Returns:
+    ///     A dict: `region_ids`, `eligible_entity_ids`, `only_grant_types`,
+    ///     `excluded_grant_types`, `non_profit` (True or None), `topic` (the text
+    ///     matched semantically, "" when none) and `description` (the rules in words).
+    fn qualification_rules<'py>(
+        &self,
+        py: Python<'py>,
+        prompt: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let p = QualificationPrompt::parse(&self.engine.catalogue, prompt);
+        to_py(py, &crate::qualify::rules_value(&self.engine, &p))
+    }
 }
 
 impl PyEngine {
+    /// Grants by UUID or slug (a str or a list of str); `None` = the whole catalogue.
+    fn grant_selection(&self, grant_ids: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u32>> {
+        match grant_ids.filter(|o| !o.is_none()) {
+            None => Ok((0..self.engine.catalogue.grants.len() as u32).collect()),
+            Some(obj) => str_list(Some(obj), "grant_ids")?
+                .iter()
+                .map(|s| self.grant_idx(s))
+                .collect(),
+        }
+    }
+
     /// One matching with the GIL released.
     pub(crate) fn run_match(
         &self,

@@ -22,6 +22,7 @@ mod engine;
 mod errors;
 mod eval;
 mod options;
+mod qualify;
 
 use engine::Settings;
 

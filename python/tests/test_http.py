@@ -18,7 +18,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -26,12 +26,25 @@ import grantmatch
 from conftest import EVAL_DIR, REPO, VARIANT, clean_env
 
 STARTUP_SECONDS = 120
+ASSESSMENT_SECONDS = 600
+QUALIFICATION_PROMPT = (
+    "Programme, die gemeinnützige Vereine in Sachsen für Jugendarbeit und soziale "
+    "Projekte nutzen können; keine Kredite."
+)
+CATEGORIES = [
+    {"name": "Klimaschutz", "name_en": "Climate protection", "keywords": ["Klimaschutz", "CO2"]},
+    {"name": "Digitalisierung", "name_en": "Digitalisation", "keywords": []},
+]
 
 
 class Server:
-    def __init__(self, base: str, token: str):
+    def __init__(self, base: str, token: str, data: Path):
         self.base = base
         self.token = token
+        self.data = data
+        # A second partner with a qualification prompt and two categories.
+        self.qualifier_token = ""
+        self.categories: List[Dict[str, Any]] = []
 
     def request(
         self, method: str, path: str, body: Optional[Any] = None
@@ -53,6 +66,10 @@ class Server:
         status, body = self.request("GET", path + ("?" + query if query else ""))
         assert status == 200, (path, params, status, body)
         return body
+
+    def as_token(self, token: str) -> "Server":
+        other = Server(self.base, token, self.data)
+        return other
 
     def match(self, body: Dict[str, Any]) -> Tuple[int, Any]:
         """POST /matching, waiting while the model is still loading (503)."""
@@ -91,6 +108,29 @@ def server(tmp_path_factory, data_dir, model_dir, cli_binary):
         cli_binary, data, "token", "create", "--partner", "pytest",
         "--scopes", "grants:read,matching:use,usage:read",
     )
+    run_cli(cli_binary, data, "partner", "create", "--name", "qualifier", "--tier", "starter")
+    qualifier_token = run_cli(
+        cli_binary, data, "token", "create", "--partner", "qualifier", "--scopes", "grants:read"
+    )
+    prompt_file = data / "prompt.txt"
+    prompt_file.write_text(QUALIFICATION_PROMPT, encoding="utf-8")
+    run_cli(
+        cli_binary, data, "partner", "qualification", "set",
+        "--partner", "qualifier", "--prompt-file", str(prompt_file),
+    )
+    for c in CATEGORIES:
+        run_cli(
+            cli_binary, data, "partner", "category", "add", "--partner", "qualifier",
+            "--name", c["name"], "--name-en", c["name_en"], "--keywords", ",".join(c["keywords"]),
+        )
+    categories = []
+    for line in run_cli(cli_binary, data, "partner", "category", "list", "--partner", "qualifier").splitlines():
+        # id, name, name_en, description, keywords (the last may be stripped when empty)
+        cid, name, name_en, _description, *rest = line.split("\t")
+        keywords = rest[0] if rest else ""
+        categories.append(
+            {"id": cid, "name": name, "name_en": name_en, "keywords": keywords.split(",") if keywords else []}
+        )
     port = free_port()
     log = open(data / "server.log", "wb")
     proc = subprocess.Popen(
@@ -103,7 +143,9 @@ def server(tmp_path_factory, data_dir, model_dir, cli_binary):
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    srv = Server(f"http://127.0.0.1:{port}", token)
+    srv = Server(f"http://127.0.0.1:{port}", token, data)
+    srv.qualifier_token = qualifier_token
+    srv.categories = categories
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
         while True:
@@ -243,3 +285,45 @@ def test_import_equals_cli_import(tmp_path, engine, data_dir, model_dir, cli_bin
     ours, our_ids = engine.grant_embeddings()
     theirs, their_ids = cli.grant_embeddings()
     assert our_ids == their_ids and (ours == theirs).all()
+
+
+def test_qualification_and_categories_equal_the_server(server, engine, cli_binary):
+    """`Engine.qualify` / `Engine.categorize` give the decisions the server stored for a
+    partner with the same prompt and categories, for every grant."""
+    deadline = time.monotonic() + ASSESSMENT_SECONDS
+    while True:
+        status = json.loads(
+            run_cli(cli_binary, server.data, "partner", "status", "--partner", "qualifier")
+        )
+        if status["pending"] == 0:
+            break
+        assert time.monotonic() < deadline, f"assessment did not finish: {status}"
+        time.sleep(1)
+    assert status["qualification"]["assessed"] == len(engine)
+    served = {
+        g["id"]: g
+        for g in all_pages(server.as_token(server.qualifier_token), "/api/v1/grants", "grants")
+    }
+    assert len(served) == len(engine)
+
+    qualified = engine.qualify(QUALIFICATION_PROMPT)
+    assert len(qualified) == len(engine)
+    for q in qualified:
+        g = served[q["grant_id"]]
+        assert (g["ai_qualified"], g["ai_qualification_reasoning"]) == (
+            q["ai_qualified"],
+            q["ai_qualification_reasoning"],
+        ), q["slug"]
+    n_qualified = sum(q["ai_qualified"] for q in qualified)
+    assert n_qualified == status["qualified"]
+    assert 0 < n_qualified < len(engine) // 4
+
+    categorized = engine.categorize(server.categories)
+    for c in categorized:
+        assert served[c["grant_id"]]["custom_categories"] == c["custom_categories"], c["slug"]
+    assigned = {cat["id"] for c in categorized for cat in c["custom_categories"]}
+    assert assigned == {c["id"] for c in server.categories}
+
+    # The first partner configured nothing: its grants carry null and empty fields.
+    plain = server.get("/api/v1/grants", per_page=5)["grants"]
+    assert all(g["ai_qualified"] is None and g["custom_categories"] == [] for g in plain)

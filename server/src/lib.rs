@@ -10,6 +10,7 @@ pub mod clock;
 pub mod db;
 pub mod error;
 pub mod ledger;
+pub mod listen;
 pub mod mailer;
 pub mod matcher;
 pub mod matching_store;
@@ -62,6 +63,11 @@ pub struct HttpConfig {
     pub max_body_bytes: usize,
     /// Origins allowed by CORS; empty = CORS off (no CORS headers at all).
     pub cors_origins: Vec<String>,
+    /// A request head (request line and headers) must arrive within this time from its
+    /// first byte, and an idle keep-alive connection closes after it (`408`, closed).
+    pub header_read_timeout: Duration,
+    /// On shutdown, connections still open after this time are dropped.
+    pub drain_timeout: Duration,
 }
 
 impl Default for HttpConfig {
@@ -70,6 +76,8 @@ impl Default for HttpConfig {
             request_timeout: Duration::from_secs(30),
             max_body_bytes: 64 * 1024,
             cors_origins: Vec::new(),
+            header_read_timeout: Duration::from_secs(10),
+            drain_timeout: Duration::from_secs(40),
         }
     }
 }
@@ -277,16 +285,16 @@ pub async fn serve(
         Some(cfg) => mailer::spawn(state.clone(), cfg),
         None => tracing::info!("SMTP is not configured: quota warning e-mails stay in the outbox"),
     }
-    let served = axum::serve(listener, app(state.clone()))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(|e| ServerError::Io(e.to_string()));
+    let limits = listen::ConnLimits {
+        header_read_timeout: state.http.header_read_timeout,
+        drain_timeout: state.http.drain_timeout,
+    };
+    listen::serve_connections(listener, app(state.clone()), limits, shutdown_signal()).await;
     let flushed = state.ledger.flush();
     match &flushed {
         Ok(n) => tracing::info!(rows = n, "usage ledger flushed"),
         Err(e) => tracing::error!(error = %e, "cannot flush the usage ledger"),
     }
-    served?;
     flushed?;
     tracing::info!("grantmatch stopped");
     Ok(())

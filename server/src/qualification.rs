@@ -139,31 +139,14 @@ pub fn add_category(
     partner: Uuid,
     c: &NewCategory,
 ) -> Result<CustomCategory, ServerError> {
-    let name = c.name.trim();
-    let name_en = c.name_en.trim();
-    if name.is_empty() || name_en.is_empty() {
-        return Err(ServerError::Invalid(
-            "a category needs a German name and an English name".into(),
-        ));
-    }
-    let keywords: Vec<String> = c
-        .keywords
-        .iter()
-        .map(|k| k.trim().to_string())
-        .filter(|k| !k.is_empty())
-        .collect();
-    let cat = CustomCategory {
-        id: Uuid::new_v4(),
-        name: name.to_string(),
-        name_en: name_en.to_string(),
-        description: c
-            .description
-            .as_deref()
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .map(str::to_string),
-        keywords,
-    };
+    let cat = CustomCategory::new(
+        Uuid::new_v4(),
+        &c.name,
+        &c.name_en,
+        c.description.as_deref(),
+        &c.keywords,
+    )
+    .map_err(ServerError::Invalid)?;
     let mut conn = db.conn();
     let tx = conn.transaction()?;
     let dup: bool = tx

@@ -1,4 +1,5 @@
-//! Integration tests of the read API through `grantmatch_server::app(state)` (no socket).
+//! Integration tests of the read API through `grantmatch_server::app(state)` (no socket;
+//! `sockets` alone runs the real accept loop on a loopback port).
 //!
 //! Most tests run against the real catalogue (`fixtures/catalogue`, 1,434 programmes);
 //! a few use the synthetic `fixtures/test-catalogues/tiny` catalogue where the real
@@ -17,6 +18,8 @@ mod openapi;
 mod params_props;
 #[path = "api/qualification.rs"]
 mod qualification;
+#[path = "api/sockets.rs"]
+mod sockets;
 #[path = "api/usage.rs"]
 mod usage;
 

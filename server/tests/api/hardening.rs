@@ -12,12 +12,12 @@ use grantmatch_server::{AppState, HttpConfig};
 
 use crate::common::{repo_root, send_with, Resp};
 
-struct Hx {
-    state: Arc<AppState>,
+pub(crate) struct Hx {
+    pub(crate) state: Arc<AppState>,
     auth: String,
 }
 
-fn hx(http: HttpConfig) -> Hx {
+pub(crate) fn hx(http: HttpConfig) -> Hx {
     let records =
         CatalogueRecords::read_dir(&repo_root().join("fixtures/test-catalogues/tiny")).unwrap();
     let engine = Arc::new(Engine::from_records(records).unwrap());

@@ -1,0 +1,86 @@
+"""`Engine.qualify`, `Engine.categorize` and `Engine.qualification_rules` on the real
+catalogue (their equality with the server is in test_http.py)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+import grantmatch
+
+PROMPT = "Programme, die gemeinnützige Vereine in Sachsen für Jugendarbeit nutzen können; keine Kredite"
+
+
+def test_rules_of_a_prompt(engine):
+    rules = engine.qualification_rules(PROMPT)
+    sachsen = [r["id"] for r in engine.regions() if r["name_de"] == "Sachsen"]
+    assert rules["region_ids"] == sachsen
+    assert rules["excluded_grant_types"] == ["loan"]
+    assert rules["only_grant_types"] == []
+    assert rules["non_profit"] is True
+    assert rules["topic"] == "Jugendarbeit"
+    assert any("Sachsen" in d for d in rules["description"])
+
+
+def test_qualify_decides_by_rules_and_topic(engine):
+    grants = engine.grants(limit=10_000)
+    other_land = next(
+        g for g in grants
+        if g["regions"] and all(r["name"] == "Bayern" for r in g["regions"])
+    )
+    loan = next(g for g in grants if g["grant_type"] == "loan")
+    slugs = [other_land["slug"], loan["id"]]
+    out = engine.qualify(PROMPT, slugs)
+    assert [o["slug"] for o in out] == [other_land["slug"], loan["slug"]]
+    assert [o["ai_qualified"] for o in out] == [False, False]
+    assert "Sachsen" in out[0]["ai_qualification_reasoning"]
+    assert "Kredit" in out[1]["ai_qualification_reasoning"] or "Darlehen" in out[1]["ai_qualification_reasoning"]
+    # A single id as a str; every grant by default.
+    assert engine.qualify(PROMPT, other_land["id"]) == out[:1]
+    everything = engine.qualify(PROMPT)
+    assert len(everything) == len(engine)
+    assert 0 < sum(o["ai_qualified"] for o in everything) < len(engine) // 4
+
+
+def test_qualify_rejects_bad_input(engine):
+    with pytest.raises(grantmatch.InvalidInputError):
+        engine.qualify("   ")
+    with pytest.raises(grantmatch.UnknownIdError):
+        engine.qualify(PROMPT, ["no-such-grant"])
+
+
+def test_categorize_assigns_stable_ids(engine):
+    cats = [
+        {"name": "Klimaschutz", "name_en": "Climate protection", "keywords": ["Klimaschutz"]},
+        {"name": "Digitalisierung", "name_en": "Digitalisation", "id": str(uuid.uuid4())},
+    ]
+    out = engine.categorize(cats)
+    assert len(out) == len(engine)
+    ids = {c["id"] for o in out for c in o["custom_categories"]}
+    assert cats[1]["id"] in ids
+    klima = [o for o in out if any(c["name"] == "Klimaschutz" for c in o["custom_categories"])]
+    assert klima and len(klima) < len(engine) // 3
+    # Without an id: the same UUIDv5 of the name in every call.
+    again = engine.categorize(cats[:1], [o["slug"] for o in klima[:3]])
+    assert [o["custom_categories"] for o in again] == [
+        [c for c in o["custom_categories"] if c["name"] == "Klimaschutz"] for o in klima[:3]
+    ]
+    assert engine.categorize([], [klima[0]["slug"]])[0]["custom_categories"] == []
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        [{"name": "X"}],
+        [{"name": " ", "name_en": "X"}],
+        [{"name": "X", "name_en": "X", "colour": "red"}],
+        [{"name": "X", "name_en": "X", "id": "not-a-uuid"}],
+        [{"name": "X", "name_en": "X", "keywords": "a,b"}],
+        [{"name": "X", "name_en": "X"}, {"name": "X", "name_en": "Y"}],
+        "X",
+    ],
+)
+def test_categorize_rejects_malformed_categories(engine, bad):
+    with pytest.raises(grantmatch.InvalidInputError):
+        engine.categorize(bad, [])
