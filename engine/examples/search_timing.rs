@@ -13,14 +13,25 @@ fn main() {
         q: Some(q.clone()),
         ..Default::default()
     };
-    let page = PageRequest { page: 1, per_page: 20 };
+    let page = PageRequest {
+        page: 1,
+        per_page: 20,
+    };
     let mut times = Vec::with_capacity(n);
     let mut total = 0;
     for _ in 0..n {
         let t = Instant::now();
-        total = engine.list_grants(&scope, &filter, page).unwrap().unwrap().total;
+        total = engine
+            .list_grants(&scope, &filter, page)
+            .unwrap()
+            .unwrap()
+            .total;
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);
-    println!("q={q:?}: {total} hits, median {:.3} ms, p99 {:.3} ms", times[n / 2], times[n * 99 / 100]);
+    println!(
+        "q={q:?}: {total} hits, median {:.3} ms, p99 {:.3} ms",
+        times[n / 2],
+        times[n * 99 / 100]
+    );
 }

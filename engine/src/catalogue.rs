@@ -1,13 +1,14 @@
 //! The in-memory catalogue: the validated records plus the indices every query needs
 //! (id and slug lookups, the region and grant-area hierarchies, per-grant links).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use uuid::Uuid;
 
 use crate::model::{EligibleEntity, Grant, GrantArea, GrantProvider, Region, TargetGroup};
 use crate::records::CatalogueRecords;
-use crate::text::fold_name;
+use crate::text::{analyze, fold_name};
 
 /// Position of a record in its list.
 pub type Idx = u32;
@@ -41,7 +42,12 @@ pub struct Catalogue {
     pub(crate) grant_groups: Vec<Vec<Idx>>,
     pub(crate) grant_entities: Vec<Vec<Idx>>,
     pub(crate) grant_provider: Vec<Option<Idx>>,
+    /// Analysed terms of each grant's title and texts, computed on first use.
+    grant_text_terms: Vec<OnceLock<HashSet<String>>>,
 }
+
+/// Characters of each description read for keyword matching.
+const TEXT_TERMS_HEAD: usize = 3000;
 
 fn index_by<T>(items: &[T], key: impl Fn(&T) -> Uuid) -> HashMap<Uuid, Idx> {
     items
@@ -142,6 +148,7 @@ impl Catalogue {
             })
             .collect();
 
+        let n_grants = grants.len();
         Catalogue {
             regions,
             grant_areas,
@@ -166,7 +173,27 @@ impl Catalogue {
             grant_groups,
             grant_entities,
             grant_provider,
+            grant_text_terms: (0..n_grants).map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// The analysed terms ([`crate::text::analyze`]) of a grant's title, short
+    /// description and description (the first 3,000 characters of each): what a profile
+    /// keyword must find. Computed once per grant, on first use; the catalogue never
+    /// changes, so neither do they.
+    pub fn grant_text_terms(&self, g: Idx) -> &HashSet<String> {
+        self.grant_text_terms[g as usize].get_or_init(|| {
+            let grant = &self.grants[g as usize];
+            let mut terms: HashSet<String> = analyze(&grant.title).into_iter().collect();
+            for part in [&grant.short_description, &grant.description]
+                .into_iter()
+                .flatten()
+            {
+                let head: String = part.chars().take(TEXT_TERMS_HEAD).collect();
+                terms.extend(analyze(&head));
+            }
+            terms
+        })
     }
 
     pub fn region_idx(&self, id: &Uuid) -> Option<Idx> {

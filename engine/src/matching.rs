@@ -330,14 +330,7 @@ pub fn rank(
             let grant = &cat.grants[g as usize];
             let semantic = ((cosine - c.cosine_low) / (c.cosine_high - c.cosine_low).max(1e-6))
                 .clamp(0.0, 1.0);
-            let mut text_terms: HashSet<String> = analyze(&grant.title).into_iter().collect();
-            for part in [&grant.short_description, &grant.description]
-                .into_iter()
-                .flatten()
-            {
-                let head: String = part.chars().take(3000).collect();
-                text_terms.extend(analyze(&head));
-            }
+            let text_terms = cat.grant_text_terms(g);
             let matched_keywords: Vec<String> = keyword_terms
                 .iter()
                 .filter(|(_, terms)| terms.iter().all(|t| text_terms.contains(t)))

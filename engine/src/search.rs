@@ -148,7 +148,12 @@ impl SearchIndex {
         let mut out: Vec<Term> = Vec::new();
         for segment in searcher.segment_readers() {
             let index = segment.inverted_index(field)?;
-            let mut stream = index.terms().range().gt(prefix.as_bytes()).into_stream().map_err(tantivy::TantivyError::from)?;
+            let mut stream = index
+                .terms()
+                .range()
+                .gt(prefix.as_bytes())
+                .into_stream()
+                .map_err(tantivy::TantivyError::from)?;
             while stream.advance() {
                 let key = stream.key();
                 if !key.starts_with(prefix.as_bytes()) {
