@@ -2,49 +2,15 @@
 //! partner and token management, `serve` on a free port, queries over plain HTTP/1.1
 //! (hand-written with `std::net::TcpStream`), token revocation.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_grantmatch");
-const READY_TIMEOUT: Duration = Duration::from_secs(20);
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("cli crate lives in the workspace")
-        .to_path_buf()
-}
-
-fn catalogue(rel: &str) -> PathBuf {
-    repo().join("fixtures").join(rel)
-}
-
-/// `grantmatch --data-dir DATA` with a clean environment. The embedding model is
-/// pointed at a directory that does not exist, so the test neither depends on nor
-/// waits for a locally installed model (import then warns and skips embeddings).
-fn command(data_dir: &Path) -> Command {
-    command_with_model(data_dir, &data_dir.with_file_name("no-model"))
-}
-
-/// `grantmatch --data-dir DATA` with the embedding model in `model_dir`.
-fn command_with_model(data_dir: &Path, model_dir: &Path) -> Command {
-    let mut c = Command::new(BIN);
-    c.arg("--data-dir")
-        .arg(data_dir)
-        .env_remove("GRANTMATCH_DATA_DIR")
-        .env_remove("GRANTMATCH_ADDR")
-        .env_remove("GRANTMATCH_LOG")
-        .env_remove("GRANTMATCH_MODEL_VARIANT")
-        .env("GRANTMATCH_MODEL_DIR", model_dir)
-        .stdin(Stdio::null());
-    c
-}
+use common::*;
 
 /// The real model assets (`GRANTMATCH_MODEL_DIR`, default `~/.cache/grantmatch/model`).
 /// Tests that need them FAIL with a clear message when they are missing.
@@ -64,54 +30,6 @@ fn real_model_dir() -> PathBuf {
         );
     }
     dir
-}
-
-/// Runs `grantmatch --data-dir DATA ARGS...` to completion.
-fn run(data_dir: &Path, args: &[&str]) -> Output {
-    command(data_dir)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"))
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-/// Runs a command that must succeed; returns its stdout.
-#[track_caller]
-fn run_ok(data_dir: &Path, args: &[&str]) -> String {
-    let o = run(data_dir, args);
-    assert!(
-        o.status.success(),
-        "grantmatch {args:?} failed ({}):\nstdout: {}\nstderr: {}",
-        o.status,
-        stdout(&o),
-        stderr(&o)
-    );
-    stdout(&o)
-}
-
-/// Runs a command that must fail; returns its stderr.
-#[track_caller]
-fn run_err(data_dir: &Path, args: &[&str]) -> String {
-    let o = run(data_dir, args);
-    assert!(
-        !o.status.success(),
-        "grantmatch {args:?} unexpectedly succeeded:\nstdout: {}\nstderr: {}",
-        stdout(&o),
-        stderr(&o)
-    );
-    assert_eq!(
-        stdout(&o),
-        "",
-        "a failing command prints nothing on stdout: {args:?}"
-    );
-    stderr(&o)
 }
 
 fn is_uuid(s: &str) -> bool {
@@ -152,139 +70,23 @@ fn raw_grants() -> Vec<Value> {
         .collect()
 }
 
-// ---------------------------------------------------------------------------------
-// The server child process
-// ---------------------------------------------------------------------------------
+/// How long a server may take to load the model and finish matching requests.
+const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// A running `grantmatch serve`; killed (and reaped) when dropped, also on panic.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    log: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
+/// Servers with the embedding model, and matching requests against them.
 impl Server {
-    /// Starts `serve` on a free port and waits until it is ready. The port is probed
-    /// free and then handed to the child, so another process may take it in between:
-    /// a child that exits because it cannot listen is retried on a new port.
-    fn start(data_dir: &Path, log_dir: &Path) -> Server {
-        Self::start_with(data_dir, log_dir, None, "server")
-    }
-
-    /// Like [`Server::start`], with the embedding model in `model_dir` (when given);
-    /// logs go to `LOG_DIR/NAME-ATTEMPT.log`.
-    fn start_with(data_dir: &Path, log_dir: &Path, model_dir: Option<&Path>, name: &str) -> Server {
-        for attempt in 1..=3 {
-            let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-            let log = log_dir.join(format!("{name}-{attempt}.log"));
-            let log_file = std::fs::File::create(&log).unwrap();
-            let mut cmd = match model_dir {
-                Some(m) => command_with_model(data_dir, m),
-                None => command(data_dir),
-            };
-            let child = cmd
-                .args(["serve", "--addr", &addr.to_string()])
-                .stdout(Stdio::null())
-                .stderr(log_file)
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot start {BIN} serve: {e}"));
-            let mut server = Server { child, addr, log };
-            match server.wait_ready() {
-                Ok(()) => return server,
-                Err(e) if e.contains("cannot listen") && attempt < 3 => continue,
-                Err(e) => panic!("{e}"),
-            }
-        }
-        unreachable!("the last attempt panics")
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// Polls /health until it answers 200 (bounded by READY_TIMEOUT).
-    fn wait_ready(&mut self) -> Result<(), String> {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Err(format!("server exited early ({status}):\n{}", self.log()));
-            }
-            if let Ok((200, body)) = http_get(self.addr, "/health", None) {
-                let v: Value = serde_json::from_str(&body).expect("health is JSON");
-                assert_eq!(v["status"], "ok");
-                return Ok(());
-            }
-            if start.elapsed() > READY_TIMEOUT {
-                return Err(format!(
-                    "server not ready on {} after {:?}:\n{}",
-                    self.addr,
-                    READY_TIMEOUT,
-                    self.log()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// GET returning status and JSON body.
-    #[track_caller]
-    fn get(&self, path: &str, token: Option<&str>) -> (u16, Value) {
-        let (status, body) = http_get(self.addr, path, token)
-            .unwrap_or_else(|e| panic!("GET {path}: {e}\nserver log:\n{}", self.log()));
-        let json = serde_json::from_str(&body)
-            .unwrap_or_else(|e| panic!("GET {path}: body is not JSON ({e}): {body}"));
-        (status, json)
-    }
-
-    /// A request returning status and JSON body; a 429 (rate limit) is waited out and
-    /// retried, so polling loops never trip the limits.
-    #[track_caller]
-    fn send(
-        &self,
-        method: &str,
-        path: &str,
-        token: &str,
-        headers: &[(&str, &str)],
-        body: Option<&Value>,
-    ) -> (u16, Value) {
-        let body = body.map(Value::to_string);
-        let deadline = Instant::now() + Duration::from_secs(180);
-        loop {
-            let (status, text) = http_send(
-                self.addr,
-                method,
-                path,
-                Some(token),
-                headers,
-                body.as_deref(),
-            )
-            .unwrap_or_else(|e| panic!("{method} {path}: {e}\nserver log:\n{}", self.log()));
-            let json: Value = serde_json::from_str(&text)
-                .unwrap_or_else(|e| panic!("{method} {path}: body is not JSON ({e}): {text}"));
-            if status == 429 && Instant::now() < deadline {
-                let wait = json["error"]["retry_after"]
-                    .as_u64()
-                    .unwrap_or(1)
-                    .clamp(1, 60);
-                std::thread::sleep(Duration::from_secs(wait));
-                continue;
-            }
-            return (status, json);
-        }
+    /// Starts `serve` with the embedding model in `model_dir`; logs to
+    /// `LOG_DIR/NAME-ATTEMPT.log`.
+    fn start_with_model(data_dir: &Path, log_dir: &Path, model_dir: &Path, name: &str) -> Server {
+        Server::start_with(
+            data_dir,
+            log_dir,
+            ServeOpts {
+                name,
+                model_dir: Some(model_dir),
+                ..ServeOpts::default()
+            },
+        )
     }
 
     /// POST /api/v1/matching, synchronous or with `Prefer: respond-async`. While the
@@ -330,93 +132,6 @@ impl Server {
             );
             std::thread::sleep(Duration::from_millis(300));
         }
-    }
-}
-
-/// How long a server may take to load the model and finish matching requests.
-const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// A minimal HTTP/1.1 GET (`Connection: close`); returns status and body.
-fn http_get(addr: SocketAddr, path: &str, token: Option<&str>) -> std::io::Result<(u16, String)> {
-    http_send(addr, "GET", path, token, &[], None)
-}
-
-/// A minimal HTTP/1.1 request (`Connection: close`) with extra headers and an optional
-/// JSON body; returns status and body.
-fn http_send(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    headers: &[(&str, &str)],
-    json_body: Option<&str>,
-) -> std::io::Result<(u16, String)> {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
-    s.set_read_timeout(Some(Duration::from_secs(120)))?;
-    s.set_write_timeout(Some(Duration::from_secs(5)))?;
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json\r\nConnection: close\r\n"
-    );
-    if let Some(t) = token {
-        req.push_str(&format!("Authorization: Bearer {t}\r\n"));
-    }
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    if let Some(b) = json_body {
-        req.push_str(&format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            b.len()
-        ));
-    }
-    req.push_str("\r\n");
-    if let Some(b) = json_body {
-        req.push_str(b);
-    }
-    s.write_all(req.as_bytes())?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw)?;
-    let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| bad("no end of headers"))?;
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let body = &raw[split + 4..];
-    let status: u16 = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| bad("no status code"))?;
-    let chunked = head.lines().any(|l| {
-        let l = l.to_ascii_lowercase();
-        l.starts_with("transfer-encoding:") && l.contains("chunked")
-    });
-    let body = if chunked {
-        dechunk(body)?
-    } else {
-        body.to_vec()
-    };
-    Ok((status, String::from_utf8_lossy(&body).to_string()))
-}
-
-fn dechunk(mut data: &[u8]) -> std::io::Result<Vec<u8>> {
-    let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "bad chunked body");
-    let mut out = Vec::new();
-    loop {
-        let eol = data.windows(2).position(|w| w == b"\r\n").ok_or_else(bad)?;
-        let size_line = String::from_utf8_lossy(&data[..eol]).to_string();
-        let size = usize::from_str_radix(size_line.split(';').next().unwrap().trim(), 16)
-            .map_err(|_| bad())?;
-        data = &data[eol + 2..];
-        if size == 0 {
-            return Ok(out);
-        }
-        if data.len() < size + 2 {
-            return Err(bad());
-        }
-        out.extend_from_slice(&data[..size]);
-        data = &data[size + 2..];
     }
 }
 
@@ -811,7 +526,7 @@ fn sync_matching_survives_a_restart() {
         "Kleines Unternehmen in Bayern digitalisiert seine Fertigung mit KI.",
     );
 
-    let server = Server::start_with(&data, tmp.path(), Some(&model), "first");
+    let server = Server::start_with_model(&data, tmp.path(), &model, "first");
     let (status, v) = server.post_matching(&token, &body, false);
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["status"], "completed");
@@ -823,7 +538,7 @@ fn sync_matching_survives_a_restart() {
     // SIGKILL: no graceful shutdown, nothing flushed on the way out.
     drop(server);
 
-    let server = Server::start_with(&data, tmp.path(), Some(&model), "second");
+    let server = Server::start_with_model(&data, tmp.path(), &model, "second");
     // Reading stored requests does not wait for the model.
     let (status, s) = server.get(&format!("/api/v1/matching/{id}"), Some(&token));
     assert_eq!(status, 200, "{s}");
@@ -868,7 +583,7 @@ fn async_matching_interrupted_by_a_crash_completes_after_restart() {
         .map(|(i, d)| matching_body(&format!("org-async-{i}"), d))
         .collect();
 
-    let server = Server::start_with(&data, tmp.path(), Some(&model), "first");
+    let server = Server::start_with_model(&data, tmp.path(), &model, "first");
     // Wait until the model is loaded (a synchronous request answers), so the async
     // requests below are accepted rather than refused with 503.
     let (status, warm) =
@@ -884,7 +599,7 @@ fn async_matching_interrupted_by_a_crash_completes_after_restart() {
     // Crash right after the last 202.
     drop(server);
 
-    let server = Server::start_with(&data, tmp.path(), Some(&model), "second");
+    let server = Server::start_with_model(&data, tmp.path(), &model, "second");
     for (id, b) in ids.iter().zip(&bodies) {
         let done = server.wait_completed(&token, id);
         assert_eq!(done["organization_id"], b["organization_id"]);

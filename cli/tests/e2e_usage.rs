@@ -7,69 +7,13 @@
 //! batch interval (0.5 s), so the rows of the last batch are only on disk if the
 //! shutdown flushed them.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
+
+use std::path::Path;
 
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_grantmatch");
-const READY_TIMEOUT: Duration = Duration::from_secs(20);
-const STOP_TIMEOUT: Duration = Duration::from_secs(20);
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("cli crate lives in the workspace")
-        .to_path_buf()
-}
-
-/// `grantmatch --data-dir DATA` with a clean environment; the embedding model points at
-/// a directory that does not exist (matching answers 503; nothing here needs it).
-fn command(data_dir: &Path) -> Command {
-    let no_model = data_dir.with_file_name("no-model");
-    let mut c = Command::new(BIN);
-    c.arg("--data-dir").arg(data_dir);
-    for var in [
-        "GRANTMATCH_DATA_DIR",
-        "GRANTMATCH_ADDR",
-        "GRANTMATCH_LOG",
-        "GRANTMATCH_MODEL_VARIANT",
-        "GRANTMATCH_RATE_LIMIT_PER_TOKEN",
-        "GRANTMATCH_RATE_LIMIT_PER_PARTNER",
-        "GRANTMATCH_RATE_LIMIT_MATCHING",
-        "GRANTMATCH_NO_RATE_LIMITS",
-        "GRANTMATCH_QUOTA_QUARTER_SHARE",
-        "GRANTMATCH_SMTP_URL",
-        "GRANTMATCH_SMTP_FROM",
-    ] {
-        c.env_remove(var);
-    }
-    c.env("GRANTMATCH_MODEL_DIR", no_model).stdin(Stdio::null());
-    c
-}
-
-fn run(data_dir: &Path, args: &[&str]) -> Output {
-    command(data_dir)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"))
-}
-
-#[track_caller]
-fn run_ok(data_dir: &Path, args: &[&str]) -> String {
-    let o = run(data_dir, args);
-    assert!(
-        o.status.success(),
-        "grantmatch {args:?} failed ({}):\nstdout: {}\nstderr: {}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
+use common::*;
 
 /// `grantmatch usage --partner P --period PERIOD` as JSON.
 #[track_caller]
@@ -79,215 +23,6 @@ fn usage(data_dir: &Path, partner: &str, period: &str) -> Value {
         &["usage", "--partner", partner, "--period", period],
     );
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("usage output is not JSON ({e}): {out}"))
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
-/// A running `grantmatch serve`; killed (and reaped) when dropped, also on panic.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    log: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-impl Server {
-    fn start(data_dir: &Path, log_dir: &Path, extra: &[&str]) -> Server {
-        for attempt in 1..=3 {
-            let addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-            let log = log_dir.join(format!("server-{}-{attempt}.log", addr.port()));
-            let log_file = std::fs::File::create(&log).unwrap();
-            let child = command(data_dir)
-                .args(["serve", "--addr", &addr.to_string()])
-                .args(extra)
-                .env("GRANTMATCH_LOG", "info")
-                .stdout(Stdio::null())
-                .stderr(log_file)
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot start {BIN} serve: {e}"));
-            let mut server = Server { child, addr, log };
-            match server.wait_ready() {
-                Ok(()) => return server,
-                Err(e) if e.contains("cannot listen") && attempt < 3 => continue,
-                Err(e) => panic!("{e}"),
-            }
-        }
-        unreachable!("the last attempt panics")
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn wait_ready(&mut self) -> Result<(), String> {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Err(format!("server exited early ({status}):\n{}", self.log()));
-            }
-            if let Ok(r) = http(self.addr, "GET", "/health", None, None) {
-                if r.status == 200 {
-                    return Ok(());
-                }
-            }
-            if start.elapsed() > READY_TIMEOUT {
-                return Err(format!(
-                    "server not ready on {} after {READY_TIMEOUT:?}:\n{}",
-                    self.addr,
-                    self.log()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    #[track_caller]
-    fn request(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&Value>,
-    ) -> Reply {
-        http(self.addr, method, path, token, body)
-            .unwrap_or_else(|e| panic!("{method} {path}: {e}\nserver log:\n{}", self.log()))
-    }
-
-    /// Sends `signal` (TERM or INT) with kill(1) and waits for the exit (bounded).
-    fn stop(&mut self, signal: &str) -> ExitStatus {
-        let pid = self.child.id().to_string();
-        let st = Command::new("kill")
-            .args([&format!("-{signal}"), &pid])
-            .status()
-            .expect("kill(1) runs");
-        assert!(st.success(), "kill -{signal} {pid} failed");
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                start.elapsed() < STOP_TIMEOUT,
-                "server did not stop within {STOP_TIMEOUT:?} after SIG{signal}:\n{}",
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {}", self.body))
-    }
-}
-
-/// A minimal HTTP/1.1 request (`Connection: close`).
-fn http(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Option<&Value>,
-) -> std::io::Result<Reply> {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
-    s.set_read_timeout(Some(Duration::from_secs(30)))?;
-    s.set_write_timeout(Some(Duration::from_secs(5)))?;
-    let payload = body.map(Value::to_string).unwrap_or_default();
-    let mut req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json\r\nConnection: close\r\n"
-    );
-    if let Some(t) = token {
-        req.push_str(&format!("Authorization: Bearer {t}\r\n"));
-    }
-    if body.is_some() {
-        req.push_str(&format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            payload.len()
-        ));
-    }
-    req.push_str("\r\n");
-    req.push_str(&payload);
-    s.write_all(req.as_bytes())?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw)?;
-    let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| bad("no end of headers"))?;
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let mut lines = head.lines();
-    let status: u16 = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| bad("no status code"))?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let chunked = headers.iter().any(|(k, v)| {
-        k.eq_ignore_ascii_case("transfer-encoding") && v.to_ascii_lowercase().contains("chunked")
-    });
-    let body = &raw[split + 4..];
-    let body = if chunked {
-        dechunk(body)?
-    } else {
-        body.to_vec()
-    };
-    Ok(Reply {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).to_string(),
-    })
-}
-
-fn dechunk(mut data: &[u8]) -> std::io::Result<Vec<u8>> {
-    let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "bad chunked body");
-    let mut out = Vec::new();
-    loop {
-        let eol = data.windows(2).position(|w| w == b"\r\n").ok_or_else(bad)?;
-        let size_line = String::from_utf8_lossy(&data[..eol]).to_string();
-        let size = usize::from_str_radix(size_line.split(';').next().unwrap().trim(), 16)
-            .map_err(|_| bad())?;
-        data = &data[eol + 2..];
-        if size == 0 {
-            return Ok(out);
-        }
-        if data.len() < size + 2 {
-            return Err(bad());
-        }
-        out.extend_from_slice(&data[..size]);
-        data = &data[size + 2..];
-    }
 }
 
 /// The stats of a partner's `grantmatch usage` output.
@@ -333,11 +68,7 @@ fn ledger_is_flushed_on_graceful_shutdown() {
     let data = data.as_path();
     let tiny = repo().join("fixtures/test-catalogues/tiny");
     let o = run(data, &["import", tiny.to_str().unwrap()]);
-    assert!(
-        o.status.success(),
-        "import failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "import failed: {}", stderr(&o));
     run_ok(
         data,
         &[
@@ -376,7 +107,16 @@ fn ledger_is_flushed_on_graceful_shutdown() {
 
     // -- first run: 10 requests per token and minute
     let logs = tmp.path();
-    let mut server = Server::start(data, logs, &["--rate-limit-per-token", "10"]);
+    let mut server = Server::start_with(
+        data,
+        logs,
+        ServeOpts {
+            name: "first",
+            args: &["--rate-limit-per-token", "10"],
+            log_filter: Some("info"),
+            ..ServeOpts::default()
+        },
+    );
     let missing = "00000000-0000-0000-0000-000000000000";
     let mut tally = Tally::default();
     // t1: 12 listings, the last two refused (429 with the headers and Retry-After).
@@ -492,13 +232,21 @@ fn ledger_is_flushed_on_graceful_shutdown() {
         &["usage", "--partner", "Ledger Partner", "--period", "decade"],
     );
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("decade"));
+    assert!(stderr(&o).contains("decade"));
     let o = run(data, &["usage", "--partner", "Nobody"]);
     assert!(!o.status.success());
 
     // -- second run on the same data (default limits), stopped with SIGINT: the rows
     // add up.
-    let mut server = Server::start(data, logs, &[]);
+    let mut server = Server::start_with(
+        data,
+        logs,
+        ServeOpts {
+            name: "second",
+            log_filter: Some("info"),
+            ..ServeOpts::default()
+        },
+    );
     let mut second = Tally::default();
     for i in 0..30 {
         let path = if i % 3 == 0 {
