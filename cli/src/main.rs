@@ -20,6 +20,11 @@ use grantmatch_server::usage::{outbox, parse_period, period_start, stats, QuotaP
 use grantmatch_server::{AppState, HttpConfig};
 use uuid::Uuid;
 
+/// mimalloc instead of glibc's malloc: serving JSON lists allocates many small strings
+/// from many threads, where glibc spent half the CPU (BENCHMARKS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod config;
 mod import;
 mod matching;

@@ -38,25 +38,39 @@ fn grant_common(cat: &Catalogue, g: Idx) -> Map<String, Value> {
             json!({ "id": tg.id, "name": tg.name_de })
         })
         .collect();
-    let v = json!({
+    // Nested values are put in place after the object is built: `json!` would copy them
+    // (it serialises every expression), and this view is built 25 times per list page.
+    let mut v = json!({
         "id": grant.id,
         "slug": grant.slug,
         "title": grant.title,
         "short_description": grant.short_description,
         "grant_type": grant.grant_type.as_str(),
-        "grant_provider": provider,
+        "grant_provider": Value::Null,
         "end_date": grant.end_date,
         "ongoing_grant": grant.ongoing_grant,
         "funding_amount": grant.funding_amount,
         "max_funding_amount": grant.max_funding_amount,
-        "regions": cat.grant_regions(g).iter().map(|&r| region_ref(cat, r)).collect::<Vec<_>>(),
-        "grant_areas": cat.grant_areas(g).iter().map(|&a| area_ref(cat, a)).collect::<Vec<_>>(),
-        "target_groups": target_groups,
+        "regions": [],
+        "grant_areas": [],
+        "target_groups": [],
         "updated_at": grant.updated_at,
         "ai_qualified": Value::Null,
         "ai_qualification_reasoning": Value::Null,
         "custom_categories": [],
     });
+    v["grant_provider"] = provider.unwrap_or(Value::Null);
+    v["regions"] = cat
+        .grant_regions(g)
+        .iter()
+        .map(|&r| region_ref(cat, r))
+        .collect();
+    v["grant_areas"] = cat
+        .grant_areas(g)
+        .iter()
+        .map(|&a| area_ref(cat, a))
+        .collect();
+    v["target_groups"] = Value::Array(target_groups);
     match v {
         Value::Object(m) => m,
         _ => unreachable!("json! object"),

@@ -99,7 +99,10 @@ pub async fn list(
             .iter()
             .map(|&g| views::grant_item(cat, g, &ann))
             .collect();
-        Ok::<_, ApiError>(json!({ "grants": grants, "meta": views::page_meta(&page) }))
+        // The list is moved in, not copied as `json!` would.
+        let mut body = json!({ "grants": [], "meta": views::page_meta(&page) });
+        body["grants"] = Value::Array(grants);
+        Ok::<_, ApiError>(body)
     })
     .await
     .map_err(|_| ApiError::internal())??;
