@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::db::Db;
 use crate::error::ServerError;
+use crate::quota::quarter_of;
 
 /// Status of a matching request.
 pub const PENDING: &str = "pending";
@@ -82,9 +83,12 @@ fn record(r: &Row) -> rusqlite::Result<MatchingRecord> {
 }
 
 impl Db {
-    /// Inserts a matching request (pending, or already completed with its results).
+    /// Inserts a matching request (pending, or already completed with its results) and
+    /// counts it for its partner's quarter, in one transaction.
     pub fn insert_matching(&self, m: &MatchingRecord) -> Result<(), ServerError> {
-        self.conn().execute(
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
             &format!("INSERT INTO matching_requests ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
             params![
                 m.id.to_string(),
@@ -100,6 +104,17 @@ impl Db {
                 m.completed_at.map(|t| t.to_rfc3339()),
             ],
         )?;
+        tx.execute(
+            "INSERT INTO matching_quota_usage (partner_id, quarter, organization_id, matchings)
+             VALUES (?1, ?2, ?3, 1)
+             ON CONFLICT (partner_id, quarter, organization_id) DO UPDATE SET matchings = matchings + 1",
+            params![
+                m.partner_id.to_string(),
+                quarter_of(m.created_at).0,
+                m.organization_id
+            ],
+        )?;
+        tx.commit()?;
         Ok(())
     }
 
@@ -147,15 +162,16 @@ impl Db {
         Ok(rows)
     }
 
-    /// Matching requests of a partner since `since`, and the distinct organisations.
+    /// Matching requests of a partner in a quarter (`2026-Q4`) and its distinct
+    /// organisations.
     pub fn matching_usage(
         &self,
         partner_id: Uuid,
-        since: DateTime<Utc>,
+        quarter: &str,
     ) -> Result<(i64, i64), ServerError> {
         Ok(self.conn().query_row(
-            "SELECT COUNT(*), COUNT(DISTINCT organization_id) FROM matching_requests WHERE partner_id = ?1 AND created_at >= ?2",
-            params![partner_id.to_string(), since.to_rfc3339()],
+            "SELECT COALESCE(SUM(matchings), 0), COUNT(*) FROM matching_quota_usage WHERE partner_id = ?1 AND quarter = ?2",
+            params![partner_id.to_string(), quarter],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?)
     }

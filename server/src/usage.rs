@@ -135,8 +135,8 @@ impl QuotaView {
         now: DateTime<Utc>,
         policy: &QuotaPolicy,
     ) -> Result<Self, ServerError> {
-        let (quarter, start) = quarter_of(now);
-        let (used, orgs) = db.matching_usage(partner.id, start)?;
+        let (quarter, _) = quarter_of(now);
+        let (used, orgs) = db.matching_usage(partner.id, &quarter)?;
         let (org_limit, matching_limit) = policy.limits(&partner.tier);
         Ok(QuotaView {
             quarter,

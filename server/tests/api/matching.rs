@@ -22,6 +22,7 @@ use grantmatch_server::clock::Clock;
 use grantmatch_server::db::{Db, NewPartner};
 use grantmatch_server::matcher::Matcher;
 use grantmatch_server::matching_store::{COMPLETED, PENDING};
+use grantmatch_server::quota::quarter_of;
 use grantmatch_server::ratelimit::RateLimits;
 use grantmatch_server::AppState;
 use serde_json::{json, Value};
@@ -559,7 +560,7 @@ async fn missing_required_fields_are_400_naming_the_field() {
     let (used, _) = m
         .state
         .db
-        .matching_usage(m.full_partner, t("2000-01-01T00:00:00Z"))
+        .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
         .unwrap();
     assert_eq!(used, 0);
 }
@@ -945,7 +946,7 @@ async fn without_token_401_and_without_matching_scope_403() {
     let (used, _) = m
         .state
         .db
-        .matching_usage(m.full_partner, t("2000-01-01T00:00:00Z"))
+        .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
         .unwrap();
     assert_eq!(used, 1);
 }
@@ -1701,7 +1702,7 @@ async fn without_a_loaded_model_matching_is_503() {
     // Nothing stored, nothing pending.
     assert!(db.pending_matchings().unwrap().is_empty());
     assert_eq!(
-        db.matching_usage(partner, t("2000-01-01T00:00:00Z"))
+        db.matching_usage(partner, &quarter_of(chrono::Utc::now()).0)
             .unwrap()
             .0,
         0
@@ -1751,7 +1752,7 @@ async fn full_queue_is_503_and_frees_up() {
     assert_eq!(
         m.state
             .db
-            .matching_usage(m.full_partner, t("2000-01-01T00:00:00Z"))
+            .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
             .unwrap()
             .0,
         0
