@@ -490,24 +490,12 @@ impl Db {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matching_store::{MatchingRecord, COMPLETED};
+    use crate::matching_store::completed_matching;
     use chrono::TimeZone;
 
     fn matching(db: &Db, partner: Uuid, org: &str, at: DateTime<Utc>) {
-        db.insert_matching(&MatchingRecord {
-            id: Uuid::new_v4(),
-            partner_id: partner,
-            token_id: Uuid::new_v4(),
-            organization_id: org.into(),
-            request: serde_json::json!({}),
-            status: COMPLETED.into(),
-            results: Some(serde_json::json!([])),
-            results_count: Some(0),
-            error: None,
-            created_at: at,
-            completed_at: Some(at),
-        })
-        .unwrap();
+        db.insert_matching(&completed_matching(partner, org, at))
+            .unwrap();
     }
 
     #[test]

@@ -82,6 +82,24 @@ fn record(r: &Row) -> rusqlite::Result<MatchingRecord> {
     })
 }
 
+/// A completed matching without results, for tests of the counts.
+#[cfg(test)]
+pub(crate) fn completed_matching(partner: Uuid, org: &str, at: DateTime<Utc>) -> MatchingRecord {
+    MatchingRecord {
+        id: Uuid::new_v4(),
+        partner_id: partner,
+        token_id: Uuid::new_v4(),
+        organization_id: org.into(),
+        request: serde_json::json!({}),
+        status: COMPLETED.into(),
+        results: Some(serde_json::json!([])),
+        results_count: Some(0),
+        error: None,
+        created_at: at,
+        completed_at: Some(at),
+    }
+}
+
 impl Db {
     /// Inserts a matching request (pending, or already completed with its results) and
     /// counts it for its partner's quarter, in one transaction.

@@ -301,7 +301,7 @@ pub fn parse_period(p: Option<&str>) -> Result<&str, ApiError> {
 mod tests {
     use super::*;
     use crate::db::NewPartner;
-    use crate::matching_store::{MatchingRecord, COMPLETED};
+    use crate::matching_store::completed_matching;
 
     fn partner(db: &Db) -> Partner {
         db.create_partner(&NewPartner {
@@ -314,20 +314,8 @@ mod tests {
     }
 
     fn matching(db: &Db, p: &Partner, org: &str, at: DateTime<Utc>) {
-        db.insert_matching(&MatchingRecord {
-            id: Uuid::new_v4(),
-            partner_id: p.id,
-            token_id: Uuid::new_v4(),
-            organization_id: org.into(),
-            request: json!({}),
-            status: COMPLETED.into(),
-            results: Some(json!([])),
-            results_count: Some(0),
-            error: None,
-            created_at: at,
-            completed_at: Some(at),
-        })
-        .unwrap();
+        db.insert_matching(&completed_matching(p.id, org, at))
+            .unwrap();
     }
 
     #[test]
