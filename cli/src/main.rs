@@ -169,8 +169,8 @@ struct ServeArgs {
     /// Seconds after which a request is aborted with 503 `timeout`.
     #[arg(long, env = "GRANTMATCH_REQUEST_TIMEOUT", default_value_t = 30)]
     request_timeout: u64,
-    /// Seconds within which a request's head (request line and headers) must arrive,
-    /// also the idle time after which a keep-alive connection closes (408, closed).
+    /// Seconds within which a request's head (request line and headers) must arrive once
+    /// the connection is open or the previous response sent; else the connection closes.
     #[arg(long, env = "GRANTMATCH_HEADER_TIMEOUT", default_value_t = 10)]
     header_timeout: u64,
     /// Largest accepted request body in bytes (413 above).

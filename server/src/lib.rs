@@ -63,8 +63,9 @@ pub struct HttpConfig {
     pub max_body_bytes: usize,
     /// Origins allowed by CORS; empty = CORS off (no CORS headers at all).
     pub cors_origins: Vec<String>,
-    /// A request head (request line and headers) must arrive within this time from its
-    /// first byte, and an idle keep-alive connection closes after it (`408`, closed).
+    /// A request head (request line and headers) must arrive within this time from the
+    /// moment the server waits for it (connection opened, or previous response sent),
+    /// else the connection is closed without a response.
     pub header_read_timeout: Duration,
     /// On shutdown, connections still open after this time are dropped.
     pub drain_timeout: Duration,

@@ -4,9 +4,10 @@
 //! `axum::serve` gives hyper no timer, so a client that opens a connection and sends
 //! half a request line, or headers one byte a minute, holds its connection (and a task)
 //! for ever. Here each connection gets hyper's header-read timeout: the whole request
-//! head must arrive within [`crate::HttpConfig::header_read_timeout`] of its first byte
-//! (and an idle keep-alive connection is closed after the same time), else hyper answers
-//! `408 Request Timeout` and closes the connection. Slow bodies and slow handlers are the
+//! head must arrive within [`crate::HttpConfig::header_read_timeout`] of the moment the
+//! server starts waiting for it (the connection opened, or the previous response sent on
+//! a keep-alive connection), else hyper closes the connection without a response (an
+//! HTTP/1.1 server may close an idle connection at any time). Slow bodies and slow handlers are the
 //! request timeout's business (`middleware::bounded`: 503 `timeout` with the error body).
 //!
 //! On shutdown the listener stops accepting, idle connections close at once, in-flight
