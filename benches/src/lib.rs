@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use grantmatch_engine::catalogue::Catalogue;
-use grantmatch_engine::embed::{Embedder, ModelConfig, ModelVariant};
+use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::records::CatalogueRecords;
 use grantmatch_engine::store::SnapshotStore;
 use grantmatch_engine::{synthetic, Engine, GrantVectors, MatchInput, ResolvedProfile};
@@ -115,23 +115,7 @@ pub fn real_engine() -> Engine {
 /// The model configuration, or `None` (with a note on stderr) when the assets are
 /// missing.
 pub fn model_config() -> Option<ModelConfig> {
-    let dir = std::env::var_os("GRANTMATCH_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from("."))
-                .join(".cache/grantmatch/model")
-        });
-    let variant = std::env::var("GRANTMATCH_MODEL_VARIANT")
-        .ok()
-        .and_then(|v| ModelVariant::parse(&v))
-        .unwrap_or_default();
-    let cfg = ModelConfig {
-        dir,
-        variant,
-        threads: None,
-    };
+    let cfg = ModelConfig::from_env();
     match cfg.check() {
         Ok(()) => Some(cfg),
         Err(e) => {

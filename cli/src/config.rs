@@ -4,14 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
-use grantmatch_engine::embed::{ModelConfig, ModelVariant};
-
-pub fn default_model_dir() -> PathBuf {
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."));
-    home.join(".cache").join("grantmatch").join("model")
-}
+use grantmatch_engine::embed::{default_model_dir, ModelConfig, ModelVariant};
 
 pub fn model_config(dir: Option<PathBuf>, variant: &str) -> Result<ModelConfig> {
     let variant = ModelVariant::parse(variant)

@@ -15,11 +15,7 @@ use common::*;
 /// The real model assets (`GRANTMATCH_MODEL_DIR`, default `~/.cache/grantmatch/model`).
 /// Tests that need them FAIL with a clear message when they are missing.
 fn real_model_dir() -> PathBuf {
-    let dir = match std::env::var_os("GRANTMATCH_MODEL_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-            .join(".cache/grantmatch/model"),
-    };
+    let dir = grantmatch_engine::embed::default_model_dir();
     for f in ["model.onnx", "tokenizer.json", "libonnxruntime.so"] {
         assert!(
             dir.join(f).is_file(),

@@ -32,9 +32,10 @@ fn main() {
         args.next()
             .expect("usage: eval_qualification DATA_DIR [MODEL_DIR]"),
     );
-    let model_dir = args.next().map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(std::env::var("HOME").unwrap()).join(".cache/grantmatch/model")
-    });
+    let model_dir = args
+        .next()
+        .map(PathBuf::from)
+        .unwrap_or_else(grantmatch_engine::embed::default_model_dir);
     let engine = Engine::open(&data).expect("engine");
     let embedder = Embedder::load(&ModelConfig {
         dir: model_dir,

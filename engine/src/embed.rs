@@ -63,6 +63,35 @@ pub struct ModelConfig {
     pub threads: Option<usize>,
 }
 
+/// The model directory every front-end defaults to: `$GRANTMATCH_MODEL_DIR` when set and
+/// not empty, else `~/.cache/grantmatch/model` (where `make model` builds it).
+pub fn default_model_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("GRANTMATCH_MODEL_DIR").filter(|v| !v.is_empty()) {
+        return PathBuf::from(d);
+    }
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join(".cache")
+        .join("grantmatch")
+        .join("model")
+}
+
+impl ModelConfig {
+    /// The configuration of the environment: [`default_model_dir`] and
+    /// `$GRANTMATCH_MODEL_VARIANT` (`fp32` when unset or unknown), all cores.
+    pub fn from_env() -> Self {
+        ModelConfig {
+            dir: default_model_dir(),
+            variant: std::env::var("GRANTMATCH_MODEL_VARIANT")
+                .ok()
+                .and_then(|v| ModelVariant::parse(&v))
+                .unwrap_or_default(),
+            threads: None,
+        }
+    }
+}
+
 /// What text is embedded as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextKind {

@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 
 use chrono::NaiveDate;
 use grantmatch_engine::catalogue::{Catalogue, Idx};
-use grantmatch_engine::embed::{Embedder, ModelConfig, ModelVariant};
+use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::matching::{self, category, Match, MatchOptions, MatchWeights};
 use grantmatch_engine::model::RegionType;
 use grantmatch_engine::profile::{Locale, MatchInput, ResolvedProfile};
@@ -57,37 +57,12 @@ fn real() -> &'static Engine {
     E.get_or_init(|| load_engine("fixtures/catalogue"))
 }
 
-fn model_dir() -> PathBuf {
-    match std::env::var_os("GRANTMATCH_MODEL_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d),
-        _ => PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-            .join(".cache/grantmatch/model"),
-    }
-}
-
-/// The embedding model, loaded once per test binary. Fails (never skips) when the
-/// assets are missing.
+/// The embedding model of the environment, loaded once per test binary. Fails (never
+/// skips) when the assets are missing, with the engine's message on how to build them.
 fn embedder() -> Arc<Embedder> {
     static E: OnceLock<Arc<Embedder>> = OnceLock::new();
     E.get_or_init(|| {
-        let variant = std::env::var("GRANTMATCH_MODEL_VARIANT")
-            .ok()
-            .and_then(|v| ModelVariant::parse(&v))
-            .unwrap_or(ModelVariant::Fp32);
-        let cfg = ModelConfig {
-            dir: model_dir(),
-            variant,
-            threads: None,
-        };
-        match Embedder::load(&cfg) {
-            Ok(e) => Arc::new(e),
-            Err(e) => panic!(
-                "this test needs the embedding model, which could not be loaded from {}: {e}\n\
-                 Build the assets with `make model` (scripts/model/fetch.sh) or point \
-                 GRANTMATCH_MODEL_DIR at a directory that has them.",
-                cfg.dir.display()
-            ),
-        }
+        Arc::new(Embedder::load(&ModelConfig::from_env()).expect("the embedding model"))
     })
     .clone()
 }

@@ -41,15 +41,7 @@ pub fn default_data_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("./data"))
 }
 
-pub fn default_model_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("GRANTMATCH_MODEL_DIR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(d);
-    }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."));
-    home.join(".cache").join("grantmatch").join("model")
-}
+pub use grantmatch_engine::embed::default_model_dir;
 
 impl Settings {
     pub fn resolve(

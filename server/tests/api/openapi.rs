@@ -616,7 +616,7 @@ fn matching_state(model: bool, limits: RateLimits) -> (Arc<AppState>, String, St
     let db = Arc::new(Db::in_memory().unwrap());
     let matcher = Matcher::new(MatchOptions::default(), 8);
     if model {
-        matcher.set_embedder(crate::matching::embedder());
+        matcher.set_embedder(crate::common::embedder());
     }
     let state = AppState::new(crate::matching::tiny_engine(), db.clone())
         .with_matcher(matcher)

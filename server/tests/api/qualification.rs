@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use grantmatch_engine::embed::{Embedder, ModelConfig, ModelVariant};
 use grantmatch_engine::records::CatalogueRecords;
 use grantmatch_engine::{Engine, GrantVectors};
 use grantmatch_server::db::{Db, NewPartner};
@@ -23,45 +22,7 @@ use grantmatch_server::AppState;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::common::{assert_error, id, repo_root, send_with, Raw, Resp};
-
-fn model_dir() -> std::path::PathBuf {
-    match std::env::var_os("GRANTMATCH_MODEL_DIR") {
-        Some(d) if !d.is_empty() => d.into(),
-        _ => std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-            .join(".cache/grantmatch/model"),
-    }
-}
-
-/// The embedding model, loaded once per test binary; fails (never skips) when missing.
-fn embedder() -> Arc<Embedder> {
-    static E: OnceLock<Arc<Embedder>> = OnceLock::new();
-    E.get_or_init(|| {
-        let variant = std::env::var("GRANTMATCH_MODEL_VARIANT")
-            .ok()
-            .and_then(|v| ModelVariant::parse(&v))
-            .unwrap_or(ModelVariant::Fp32);
-        let cfg = ModelConfig {
-            dir: model_dir(),
-            variant,
-            threads: None,
-        };
-        match Embedder::load(&cfg) {
-            Ok(e) => Arc::new(e),
-            Err(e) => panic!(
-                "the qualification tests need the embedding model, which could not be loaded from {}: {e}\n\
-                 Build the assets with `make model` (scripts/model/fetch.sh) or point \
-                 GRANTMATCH_MODEL_DIR at a directory that has them.",
-                cfg.dir.display()
-            ),
-        }
-    })
-    .clone()
-}
-
-fn tiny_dir() -> std::path::PathBuf {
-    repo_root().join("fixtures/test-catalogues/tiny")
-}
+use crate::common::{assert_error, embedder, id, send_with, tiny_dir, Raw, Resp};
 
 /// The tiny catalogue with real embeddings.
 fn tiny_engine() -> Arc<Engine> {

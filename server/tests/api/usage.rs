@@ -20,7 +20,6 @@ use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use axum::Router;
 use chrono::{DateTime, NaiveDate, Utc};
-use grantmatch_engine::embed::{Embedder, ModelConfig, ModelVariant};
 use grantmatch_engine::records::CatalogueRecords;
 use grantmatch_engine::{Engine, GrantVectors, MatchOptions};
 use grantmatch_server::clock::Clock;
@@ -35,7 +34,7 @@ use serde_json::{json, Map, Value};
 use tower::ServiceExt;
 use uuid::Uuid;
 
-use crate::common::{assert_error, keys, repo_root, Resp};
+use crate::common::{assert_error, embedder, keys, tiny_dir, Resp};
 
 // ---------------------------------------------------------------------------------
 // Catalogue, model, state
@@ -47,10 +46,6 @@ fn t(s: &str) -> DateTime<Utc> {
         .with_timezone(&Utc)
 }
 
-fn tiny_dir() -> std::path::PathBuf {
-    repo_root().join("fixtures/test-catalogues/tiny")
-}
-
 /// The tiny catalogue without embeddings (enough for everything but matching).
 fn tiny_plain() -> Arc<Engine> {
     static E: OnceLock<Arc<Engine>> = OnceLock::new();
@@ -59,40 +54,6 @@ fn tiny_plain() -> Arc<Engine> {
             Engine::from_records(CatalogueRecords::read_dir(&tiny_dir()).expect("tiny is valid"))
                 .expect("engine builds"),
         )
-    })
-    .clone()
-}
-
-fn model_dir() -> std::path::PathBuf {
-    match std::env::var_os("GRANTMATCH_MODEL_DIR") {
-        Some(d) if !d.is_empty() => d.into(),
-        _ => std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-            .join(".cache/grantmatch/model"),
-    }
-}
-
-/// The embedding model, loaded once per test binary; fails (never skips) when missing.
-fn embedder() -> Arc<Embedder> {
-    static E: OnceLock<Arc<Embedder>> = OnceLock::new();
-    E.get_or_init(|| {
-        let variant = std::env::var("GRANTMATCH_MODEL_VARIANT")
-            .ok()
-            .and_then(|v| ModelVariant::parse(&v))
-            .unwrap_or(ModelVariant::Fp32);
-        let cfg = ModelConfig {
-            dir: model_dir(),
-            variant,
-            threads: None,
-        };
-        match Embedder::load(&cfg) {
-            Ok(e) => Arc::new(e),
-            Err(e) => panic!(
-                "the usage tests with matching requests need the embedding model, which could \
-                 not be loaded from {}: {e}\nBuild the assets with `make model` \
-                 (scripts/model/fetch.sh) or point GRANTMATCH_MODEL_DIR at a directory that has them.",
-                cfg.dir.display()
-            ),
-        }
     })
     .clone()
 }
