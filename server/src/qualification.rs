@@ -28,6 +28,7 @@ use std::time::Duration;
 use chrono::Utc;
 use grantmatch_engine::qualify::{self, CustomCategory, QualificationPrompt};
 use grantmatch_engine::{Engine, Idx, ResolvedScope, Scope};
+use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, OptionalExtension};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -580,68 +581,81 @@ fn run_batch(
     categories: &[CustomCategory],
     work: &Work,
 ) -> Result<bool, ServerError> {
-    let at = now();
-    match work {
+    let grant_id = |g: Idx| SqlValue::from(engine.catalogue.grants[g as usize].id.to_string());
+    // Each row: the decision's columns, then its key (partner, grant, version and time are
+    // added by `write_batch`).
+    let (sql, rows): (&str, Vec<(Idx, Vec<SqlValue>)>) = match work {
         Work::Qualification(items) => {
             let prompt = prompt.expect("qualification work has a prompt");
             let ids: Vec<Idx> = items.iter().map(|(g, _)| *g).collect();
             let out = qualify::qualify(engine, embedder, prompt, &ids)?;
-            let mut conn = db.conn();
-            let tx = conn.transaction()?;
-            if version_of(&tx, partner)? != version {
-                return Ok(false);
-            }
-            for ((g, q), (_, k)) in out.iter().zip(items) {
-                tx.execute(
-                    "INSERT INTO partner_grant_results
-                       (partner_id, grant_id, ai_qualified, reasoning, qualification_key, assessed_for_version, assessed_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                     ON CONFLICT(partner_id, grant_id) DO UPDATE SET
-                       ai_qualified = excluded.ai_qualified, reasoning = excluded.reasoning,
-                       qualification_key = excluded.qualification_key,
-                       assessed_for_version = excluded.assessed_for_version, assessed_at = excluded.assessed_at",
-                    params![
-                        partner.to_string(),
-                        engine.catalogue.grants[*g as usize].id.to_string(),
-                        q.qualified,
-                        q.reasoning,
-                        k,
-                        version,
-                        at
-                    ],
-                )?;
-            }
-            tx.commit()?;
+            (
+                "INSERT INTO partner_grant_results
+                   (partner_id, grant_id, ai_qualified, reasoning, qualification_key, assessed_for_version, assessed_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT(partner_id, grant_id) DO UPDATE SET
+                   ai_qualified = excluded.ai_qualified, reasoning = excluded.reasoning,
+                   qualification_key = excluded.qualification_key,
+                   assessed_for_version = excluded.assessed_for_version, assessed_at = excluded.assessed_at",
+                out.into_iter()
+                    .zip(items)
+                    .map(|((g, q), (_, k))| {
+                        (g, vec![q.qualified.into(), q.reasoning.into(), k.clone().into()])
+                    })
+                    .collect(),
+            )
         }
         Work::Categories(items) => {
             let ids: Vec<Idx> = items.iter().map(|(g, _)| *g).collect();
             let out = qualify::categorize(engine, embedder, categories, &ids)?;
-            let mut conn = db.conn();
-            let tx = conn.transaction()?;
-            if version_of(&tx, partner)? != version {
-                return Ok(false);
-            }
-            for ((g, cats), (_, k)) in out.iter().zip(items) {
-                tx.execute(
-                    "INSERT INTO partner_grant_results
-                       (partner_id, grant_id, category_ids, categories_key, assessed_for_version, assessed_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT(partner_id, grant_id) DO UPDATE SET
-                       category_ids = excluded.category_ids, categories_key = excluded.categories_key,
-                       assessed_for_version = excluded.assessed_for_version, assessed_at = excluded.assessed_at",
-                    params![
-                        partner.to_string(),
-                        engine.catalogue.grants[*g as usize].id.to_string(),
-                        serde_json::to_string(cats).unwrap_or_else(|_| "[]".into()),
-                        k,
-                        version,
-                        at
-                    ],
-                )?;
-            }
-            tx.commit()?;
+            (
+                "INSERT INTO partner_grant_results
+                   (partner_id, grant_id, category_ids, categories_key, assessed_for_version, assessed_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(partner_id, grant_id) DO UPDATE SET
+                   category_ids = excluded.category_ids, categories_key = excluded.categories_key,
+                   assessed_for_version = excluded.assessed_for_version, assessed_at = excluded.assessed_at",
+                out.into_iter()
+                    .zip(items)
+                    .map(|((g, cats), (_, k))| {
+                        let cats = serde_json::to_string(&cats).unwrap_or_else(|_| "[]".into());
+                        (g, vec![cats.into(), k.clone().into()])
+                    })
+                    .collect(),
+            )
+        }
+    };
+    let at = now();
+    let rows = rows.into_iter().map(|(g, decision)| {
+        let mut row = vec![SqlValue::from(partner.to_string()), grant_id(g)];
+        row.extend(decision);
+        row.extend([SqlValue::from(version), SqlValue::from(at.clone())]);
+        row
+    });
+    write_batch(db, partner, version, sql, rows)
+}
+
+/// Writes the rows of one batch in one transaction; nothing when the partner's
+/// configuration version is no longer `version` (false).
+fn write_batch(
+    db: &Db,
+    partner: Uuid,
+    version: i64,
+    sql: &str,
+    rows: impl Iterator<Item = Vec<SqlValue>>,
+) -> Result<bool, ServerError> {
+    let mut conn = db.conn();
+    let tx = conn.transaction()?;
+    if version_of(&tx, partner)? != version {
+        return Ok(false);
+    }
+    {
+        let mut st = tx.prepare_cached(sql)?;
+        for row in rows {
+            st.execute(rusqlite::params_from_iter(row))?;
         }
     }
+    tx.commit()?;
     Ok(true)
 }
 
