@@ -44,6 +44,26 @@ impl Params {
         Ok(first.map(str::trim).filter(|v| !v.is_empty()))
     }
 
+    /// A single-valued parameter that must be one of `allowed` (400 listing them).
+    pub fn one_of<T>(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Option<T>,
+        allowed: &[&str],
+    ) -> Result<Option<T>, ApiError> {
+        self.single(name)?
+            .map(|v| {
+                parse(v).ok_or_else(|| {
+                    ApiError::bad_request(format!(
+                        "{name}: `{}` is not one of {}",
+                        clip(v),
+                        allowed.join(", ")
+                    ))
+                })
+            })
+            .transpose()
+    }
+
     pub fn uuid(&self, name: &str) -> Result<Option<Uuid>, ApiError> {
         self.single(name)?
             .map(|v| {

@@ -25,17 +25,8 @@ pub async fn list(
 ) -> Result<Json<Value>, ApiError> {
     caller.require("grants:read")?;
     let p = Params::parse(query.as_deref());
-    let grant_type = p
-        .single("grant_type")?
-        .map(|t| {
-            GrantType::parse(t).ok_or_else(|| {
-                ApiError::bad_request(format!(
-                    "grant_type: `{}` is not one of subsidy, loan, guarantee, equity",
-                    clip(t)
-                ))
-            })
-        })
-        .transpose()?;
+    let types = GrantType::ALL.map(GrantType::as_str);
+    let grant_type = p.one_of("grant_type", GrantType::parse, &types)?;
     let filter = GrantFilter {
         region_ids: p.uuids("region_ids")?,
         grant_area_ids: p.uuids("grant_area_ids")?,

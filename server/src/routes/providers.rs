@@ -23,16 +23,11 @@ pub async fn list(
 ) -> Result<Json<Value>, ApiError> {
     caller.require("grants:read")?;
     let p = Params::parse(query.as_deref());
-    let provider_type = p.single("grant_provider_type")?;
-    if let Some(t) = provider_type {
-        if !PROVIDER_TYPES.contains(&t) {
-            return Err(ApiError::bad_request(format!(
-                "grant_provider_type: `{}` is not a provider type (one of: {})",
-                clip(t),
-                PROVIDER_TYPES.join(", ")
-            )));
-        }
-    }
+    let provider_type = p.one_of(
+        "grant_provider_type",
+        |t| PROVIDER_TYPES.iter().copied().find(|&k| k == t),
+        &PROVIDER_TYPES,
+    )?;
     let q = p.q()?;
     let page = p.page(MAX_PER_PAGE)?;
     let engine = &state.engine;

@@ -19,16 +19,27 @@ use crate::params::{clip, Params};
 use crate::views;
 use crate::AppState;
 
-/// Finds a record by UUID or slug.
+/// Finds a record by UUID or slug; 404 naming `what` when there is none.
 fn find(
     id: &str,
     by_id: impl Fn(&Uuid) -> Option<Idx>,
     slugs: impl Iterator<Item = String>,
-) -> Option<Idx> {
+    what: &str,
+) -> Result<Idx, ApiError> {
     match Uuid::parse_str(id) {
         Ok(u) => by_id(&u),
         Err(_) => slugs.into_iter().position(|s| s == id).map(|i| i as Idx),
     }
+    .ok_or_else(|| ApiError::not_found(format!("no {what} `{}`", clip(id))))
+}
+
+/// A flat reference list: `{key: items, "meta": {"total_count": n}}`.
+fn flat_list(key: &str, items: Vec<Value>) -> Json<Value> {
+    let meta = json!({ "total_count": items.len() });
+    let mut body = serde_json::Map::new();
+    body.insert(key.to_string(), Value::Array(items));
+    body.insert("meta".to_string(), meta);
+    Json(Value::Object(body))
 }
 
 fn children_of(cat: &Catalogue, r: Idx) -> Vec<Idx> {
@@ -43,17 +54,11 @@ pub async fn regions(
     caller.require("grants:read")?;
     let p = Params::parse(query.as_deref());
     let flat = p.flag("flat")?;
-    let region_type = p
-        .single("type")?
-        .map(|t| {
-            RegionType::parse(t).ok_or_else(|| {
-                ApiError::bad_request(format!(
-                    "type: `{}` is not one of continent, country, state",
-                    clip(t)
-                ))
-            })
-        })
-        .transpose()?;
+    let region_type = p.one_of(
+        "type",
+        RegionType::parse,
+        &["continent", "country", "state"],
+    )?;
     let country_id = p.uuid("country_id")?;
     let cat = &state.engine.catalogue;
     let country = match country_id {
@@ -141,8 +146,8 @@ pub async fn region(
         &id,
         |u| cat.region_idx(u),
         cat.regions.iter().map(|r| r.slug.clone()),
-    )
-    .ok_or_else(|| ApiError::not_found(format!("no region `{}`", clip(&id))))?;
+        "region",
+    )?;
     let mut v = views::region_flat(cat, r);
     v["parent"] = match cat.region_parent(r) {
         Some(p) => views::region_base(cat, p),
@@ -224,8 +229,8 @@ pub async fn grant_area(
         &id,
         |u| cat.area_idx(u),
         cat.grant_areas.iter().map(|a| a.slug.clone()),
-    )
-    .ok_or_else(|| ApiError::not_found(format!("no grant area `{}`", clip(&id))))?;
+        "grant area",
+    )?;
     let mut v = views::area_flat(cat, a);
     match cat.area_parent(a) {
         Some(p) => v["parent"] = views::area_base(cat, p),
@@ -249,9 +254,7 @@ pub async fn eligible_entities(
     let items: Vec<Value> = (0..cat.eligible_entities.len() as Idx)
         .map(|e| views::entity_item(cat, e))
         .collect();
-    Ok(Json(
-        json!({ "eligible_entities": items, "meta": { "total_count": items.len() } }),
-    ))
+    Ok(flat_list("eligible_entities", items))
 }
 
 pub async fn eligible_entity(
@@ -266,8 +269,8 @@ pub async fn eligible_entity(
         &id,
         |u| cat.entity_idx(u),
         cat.eligible_entities.iter().map(|e| e.slug.clone()),
-    )
-    .ok_or_else(|| ApiError::not_found(format!("no eligible entity `{}`", clip(&id))))?;
+        "eligible entity",
+    )?;
     let entity = &cat.eligible_entities[e as usize];
     let mut v = views::entity_item(cat, e);
     v["name_plural"] = json!(entity.name_plural_de);
@@ -287,9 +290,7 @@ pub async fn target_groups(
     let items: Vec<Value> = (0..cat.target_groups.len() as Idx)
         .map(|t| views::target_group_item(cat, t))
         .collect();
-    Ok(Json(
-        json!({ "target_groups": items, "meta": { "total_count": items.len() } }),
-    ))
+    Ok(flat_list("target_groups", items))
 }
 
 pub async fn target_group(
@@ -304,8 +305,8 @@ pub async fn target_group(
         &id,
         |u| cat.group_idx(u),
         cat.target_groups.iter().map(|t| t.slug.clone()),
-    )
-    .ok_or_else(|| ApiError::not_found(format!("no target group `{}`", clip(&id))))?;
+        "target group",
+    )?;
     let mut v = views::target_group_item(cat, t);
     v["grants_count"] =
         json!(engine.count_visible(caller.scope(), |g| cat.grant_target_groups(g).contains(&t)));
