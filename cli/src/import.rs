@@ -4,11 +4,12 @@
 use std::path::Path;
 
 use anyhow::Result;
-use grantmatch_engine::classify;
 use grantmatch_engine::embed::{Embedder, ModelConfig};
-use grantmatch_engine::import::import_catalogue;
+use grantmatch_engine::import::{import_catalogue, Stage};
 use grantmatch_engine::records::CatalogueRecords;
+use grantmatch_engine::{classify, facts};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
 
 pub fn run(
     data_dir: &Path,
@@ -30,15 +31,8 @@ pub fn run(
             }
         }
     };
-    let bar = ProgressBar::new(0).with_style(
-        ProgressStyle::with_template("embedding {bar:40} {pos}/{len} grants ({eta} left)")
-            .expect("valid template"),
-    );
-    let report = import_catalogue(data_dir, source, embedder.as_ref(), &|done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    })?;
-    bar.finish_and_clear();
+    let report = import_catalogue(data_dir, source, embedder.as_ref(), &progress())?;
+
     let s = &report.summary;
     if let Some(n) = report.embedded {
         eprintln!(
@@ -60,26 +54,115 @@ pub fn run(
     Ok(())
 }
 
-/// Leave-one-out accuracy of the embedding classifier on the labelled grants.
-pub fn eval_classifier(data_dir: &Path) -> Result<()> {
+/// Progress of the import stages: bars on a terminal (stderr), otherwise one log line
+/// with the counts when a stage ends.
+fn progress() -> impl Fn(Stage, usize, usize) {
+    let terminal = std::io::stderr().is_terminal();
+    let bar = std::sync::Mutex::new(None::<(Stage, ProgressBar)>);
+    move |stage, done, total| {
+        let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
+        if !terminal {
+            if done == total && total > 0 {
+                eprintln!("import: {}: {done} of {total} grants", stage.name());
+            }
+            return;
+        }
+        if bar.as_ref().is_none_or(|(s, _)| *s != stage) {
+            if let Some((_, b)) = bar.take() {
+                b.finish_and_clear();
+            }
+            let b = ProgressBar::new(total as u64).with_style(
+                ProgressStyle::with_template(
+                    "{prefix:>14} {bar:40} {pos}/{len} grants ({eta} left)",
+                )
+                .expect("valid template"),
+            );
+            b.set_prefix(stage.name());
+            *bar = Some((stage, b));
+        }
+        if let Some((_, b)) = bar.as_ref() {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+            if done == total && total > 0 {
+                b.finish_and_clear();
+                eprintln!("{}: {done} grants", stage.name());
+            }
+        }
+    }
+}
+
+/// Leave-one-out accuracy of the grant facts and derived labels on the labelled
+/// grants (all, and the held-out half of the fixed split), then accuracy on the
+/// programmes labelled by reading (`DIR/grant_facts.json`).
+pub fn eval_classifier(data_dir: &Path, dir: &Path) -> Result<()> {
     let engine = grantmatch_engine::Engine::open(data_dir)?;
+    let cat = &engine.catalogue;
     let vectors = engine.vectors().ok_or_else(|| {
         anyhow::anyhow!("the catalogue has no embeddings: import it with the model")
     })?;
+    let predictions = classify::leave_one_out_predictions(cat, vectors);
     println!(
-        "family\tprecision\trecall\tF1\t(leave-one-out over labelled grants, k={}, threshold={})",
+        "# leave-one-out over labelled grants (texts + k={} nearest labelled, threshold {})",
         classify::K,
         classify::THRESHOLD
     );
-    for (family, s) in classify::leave_one_out(&engine.catalogue, vectors) {
+    println!("family\tsplit\tprecision\trecall\tF1\tgrants");
+    for (split, keep) in [
+        ("all", &(|_| true) as &dyn Fn(u32) -> bool),
+        ("heldout", &|g: u32| {
+            classify::is_heldout(&cat.grants[g as usize].slug)
+        }),
+    ] {
+        for (family, s) in classify::score(cat, &predictions, keep) {
+            println!(
+                "{}\t{split}\t{:.3}\t{:.3}\t{:.3}\t{}",
+                family.name(),
+                s.precision,
+                s.recall,
+                s.f1,
+                s.grants
+            );
+        }
+    }
+    let path = dir.join("grant_facts.json");
+    let labels = match std::fs::read_to_string(&path) {
+        Ok(text) => facts::eval::parse(&text)?,
+        Err(e) => {
+            eprintln!(
+                "{}: {e}; skipping the programmes labelled by reading",
+                path.display()
+            );
+            return Ok(());
+        }
+    };
+    let r = facts::eval::evaluate(cat, cat.all_facts(), &labels)?;
+    println!(
+        "\n# {} programmes without source labels, labelled by reading ({})",
+        r.programmes,
+        path.display()
+    );
+    println!("measure\tprecision\trecall\tF1\tgrants");
+    for (name, s) in [
+        ("applicant types", r.applicants),
+        ("applicant types (read from text)", r.applicants_from_text),
+        ("grant areas (top level)", r.areas),
+    ] {
         println!(
-            "{}\t{:.3}\t{:.3}\t{:.3}\t({} grants)",
-            family.name(),
-            s.precision,
-            s.recall,
-            s.f1,
-            s.grants
+            "{name}\t{:.3}\t{:.3}\t{:.3}\t{}",
+            s.precision, s.recall, s.f1, s.grants
         );
     }
+    for (name, s) in &r.per_type {
+        println!("  {name}\t{:.3}\t{:.3}\t{:.3}", s.precision, s.recall, s.f1);
+    }
+    let n = r.programmes.max(1) as f64;
+    println!(
+        "applicants read from text: {} of {}\nprogramme kind accuracy: {:.3}\nSME-only accuracy: {:.3}\nnon-profit-only accuracy: {:.3}",
+        r.text_coverage,
+        r.programmes,
+        r.kind_correct as f64 / n,
+        r.sme_correct as f64 / n,
+        r.non_profit_correct as f64 / n
+    );
     Ok(())
 }

@@ -110,7 +110,11 @@ enum Command {
     },
     /// Leave-one-out accuracy of the embedding classifier of grant areas, target groups and
     /// eligible entities on the grants with source labels.
-    EvalClassifier,
+    EvalClassifier {
+        /// Folder with `grant_facts.json` (programmes labelled by reading).
+        #[arg(long, default_value = "fixtures/eval")]
+        dir: PathBuf,
+    },
     /// Evaluate matching against BM25 on the evaluation set (nDCG@10, Recall@25).
     Eval {
         #[arg(long, default_value = "fixtures/eval")]
@@ -313,7 +317,7 @@ fn run(cli: Cli) -> Result<()> {
             locale.as_deref(),
             &matching::load_options(options.as_deref())?,
         ),
-        Command::EvalClassifier => import::eval_classifier(&data_dir),
+        Command::EvalClassifier { dir } => import::eval_classifier(&data_dir, &dir),
         Command::Eval { dir, options, json } => matching::run_eval(
             &data_dir,
             &model,

@@ -65,6 +65,7 @@ pub fn run_match(
                 "match_category": m.match_category,
                 "match_reason": m.match_reason,
                 "components": m.components,
+                "checks": m.checks,
             })
         })
         .collect();
@@ -79,6 +80,8 @@ pub fn run_match(
 
 struct EvalProfile {
     id: String,
+    /// `tune` or `heldout`, fixed before tuning (`fixtures/eval/README.md`).
+    split: String,
     input: MatchInput,
 }
 
@@ -98,7 +101,8 @@ fn load_eval(dir: &Path) -> Result<(Vec<EvalProfile>, Qrels)> {
             .to_string();
         let input = MatchInput::from_value(p["request"].clone())
             .with_context(|| format!("profile {id}"))?;
-        profiles.push(EvalProfile { id, input });
+        let split = p["split"].as_str().unwrap_or("tune").to_string();
+        profiles.push(EvalProfile { id, split, input });
     }
     let path = dir.join("qrels.tsv");
     let text = std::fs::read_to_string(&path)
@@ -131,7 +135,8 @@ pub fn run_eval(
     let cat = &engine.catalogue;
     let day = today();
     let mut rows = Vec::new();
-    let (mut sum_n, mut sum_r, mut sum_bn, mut sum_br) = (0.0, 0.0, 0.0, 0.0);
+    // Scores of returned programmes by judged grade (0 = unjudged), for the bands.
+    let mut by_grade: [Vec<f64>; 4] = Default::default();
     for p in &profiles {
         let judged = qrels.get(&p.id).cloned().unwrap_or_default();
         let (resolved, matches) =
@@ -140,6 +145,14 @@ pub fn run_eval(
             .iter()
             .map(|m| cat.grants[m.grant as usize].slug.clone())
             .collect();
+        for m in &matches {
+            let grade = judged
+                .get(&cat.grants[m.grant as usize].slug)
+                .copied()
+                .unwrap_or(0)
+                .min(3);
+            by_grade[grade as usize].push(f64::from(m.relevance_score));
+        }
         let baseline: Vec<String> = engine
             .bm25_rank(&scope, &resolved.query_text, usize::MAX)?
             .into_iter()
@@ -149,47 +162,117 @@ pub fn run_eval(
             .collect();
         let (n, r) = (ndcg(&ranked, &judged, 10), recall(&ranked, &judged, 25));
         let (bn, br) = (ndcg(&baseline, &judged, 10), recall(&baseline, &judged, 25));
-        sum_n += n;
-        sum_r += r;
-        sum_bn += bn;
-        sum_br += br;
-        rows.push(json!({ "profile": p.id, "ndcg@10": n, "recall@25": r, "bm25_ndcg@10": bn, "bm25_recall@25": br }));
+        let locale = if resolved.locale == Locale::En {
+            "en"
+        } else {
+            "de"
+        };
+        rows.push(json!({ "profile": p.id, "split": p.split, "locale": locale, "ndcg@10": n, "recall@25": r, "bm25_ndcg@10": bn, "bm25_recall@25": br }));
     }
-    let k = profiles.len().max(1) as f64;
-    let summary = json!({
-        "profiles": profiles.len(),
-        "model": embedder.model_id(),
-        "ndcg@10": sum_n / k,
-        "recall@25": sum_r / k,
-        "bm25_ndcg@10": sum_bn / k,
-        "bm25_recall@25": sum_br / k,
-    });
+    let mean = |keep: &dyn Fn(&Value) -> bool, key: &str| -> (f64, usize) {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| keep(r))
+            .filter_map(|r| r[key].as_f64())
+            .collect();
+        (v.iter().sum::<f64>() / v.len().max(1) as f64, v.len())
+    };
+    let mut groups = Vec::new();
+    for split in ["all", "tune", "heldout"] {
+        for locale in ["all", "de", "en"] {
+            let keep = |r: &Value| {
+                (split == "all" || r["split"] == split)
+                    && (locale == "all" || r["locale"] == locale)
+            };
+            let (n, count) = mean(&keep, "ndcg@10");
+            groups.push(json!({
+                "split": split,
+                "locale": locale,
+                "profiles": count,
+                "ndcg@10": n,
+                "recall@25": mean(&keep, "recall@25").0,
+                "bm25_ndcg@10": mean(&keep, "bm25_ndcg@10").0,
+                "bm25_recall@25": mean(&keep, "bm25_recall@25").0,
+            }));
+        }
+    }
+    let median = |v: &mut Vec<f64>| -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        Some(v[v.len() / 2])
+    };
+    let bands: Vec<Value> = (0..4)
+        .rev()
+        .map(|g| {
+            let below_50 = by_grade[g].iter().filter(|&&s| s < 50.0).count();
+            json!({
+                "grade": g,
+                "returned": by_grade[g].len(),
+                "median_score": median(&mut by_grade[g].clone()),
+                "share_below_50": below_50 as f64 / by_grade[g].len().max(1) as f64,
+            })
+        })
+        .collect();
     if json_out {
         println!(
             "{}",
-            serde_json::to_string_pretty(&json!({ "summary": summary, "per_profile": rows }))?
+            serde_json::to_string_pretty(&json!({
+                "summary": {
+                    "profiles": profiles.len(),
+                    "model": embedder.model_id(),
+                    "ndcg@10": groups[0]["ndcg@10"],
+                    "recall@25": groups[0]["recall@25"],
+                    "bm25_ndcg@10": groups[0]["bm25_ndcg@10"],
+                    "bm25_recall@25": groups[0]["bm25_recall@25"],
+                },
+                "model": embedder.model_id(),
+                "groups": groups,
+                "scores_by_grade": bands,
+                "per_profile": rows,
+            }))?
         );
     } else {
-        println!("profile\tnDCG@10\tRecall@25\tBM25 nDCG@10\tBM25 Recall@25");
+        println!("profile\tsplit\tlocale\tnDCG@10\tRecall@25\tBM25 nDCG@10\tBM25 Recall@25");
         for r in &rows {
             println!(
-                "{}\t{:.3}\t{:.3}\t{:.3}\t{:.3}",
+                "{}\t{}\t{}\t{:.3}\t{:.3}\t{:.3}\t{:.3}",
                 r["profile"].as_str().unwrap_or(""),
+                r["split"].as_str().unwrap_or(""),
+                r["locale"].as_str().unwrap_or(""),
                 r["ndcg@10"].as_f64().unwrap_or(0.0),
                 r["recall@25"].as_f64().unwrap_or(0.0),
                 r["bm25_ndcg@10"].as_f64().unwrap_or(0.0),
                 r["bm25_recall@25"].as_f64().unwrap_or(0.0)
             );
         }
+        println!("\nsplit\tlocale\tprofiles\tnDCG@10\tRecall@25\tBM25 nDCG@10\tBM25 Recall@25");
+        for g in &groups {
+            println!(
+                "{}\t{}\t{}\t{:.3}\t{:.3}\t{:.3}\t{:.3}",
+                g["split"].as_str().unwrap_or(""),
+                g["locale"].as_str().unwrap_or(""),
+                g["profiles"],
+                g["ndcg@10"].as_f64().unwrap_or(0.0),
+                g["recall@25"].as_f64().unwrap_or(0.0),
+                g["bm25_ndcg@10"].as_f64().unwrap_or(0.0),
+                g["bm25_recall@25"].as_f64().unwrap_or(0.0)
+            );
+        }
         println!(
-            "mean\t{:.3}\t{:.3}\t{:.3}\t{:.3}\t({} profiles, {})",
-            sum_n / k,
-            sum_r / k,
-            sum_bn / k,
-            sum_br / k,
-            profiles.len(),
+            "\ngrade\treturned\tmedian score\tshare below 50\t({})",
             embedder.model_id()
         );
+        for b in &bands {
+            println!(
+                "{}\t{}\t{}\t{:.2}",
+                b["grade"],
+                b["returned"],
+                b["median_score"],
+                b["share_below_50"].as_f64().unwrap_or(0.0)
+            );
+        }
     }
     Ok(())
 }

@@ -10,6 +10,10 @@
 //! (b) Qualification: `fixtures/eval/qualification.json` holds prompts with programmes
 //! labelled by reading them (`{"prompts": [{"prompt": ..., "labels": {slug: bool}}]}`);
 //! accuracy of `ai_qualified`.
+//! (c) `fixtures/eval/qualification_v2.json`: six long partner prompts, 60 programmes
+//! each, labelled by reading, split into a tuning and a held-out half; F1 per prompt.
+//! (d) `fixtures/eval/categories_v2.json`: three category sets of five categories with
+//! descriptions, 110 programmes each, same split; F1 per category.
 
 use std::path::PathBuf;
 
@@ -107,6 +111,9 @@ fn main() {
         2.0 * p * r / (p + r).max(f64::EPSILON)
     );
 
+    qualification_v2(&engine, &embedder);
+    categories_v2(&engine, &embedder);
+
     // (b) qualification
     let file =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/eval/qualification.json");
@@ -146,5 +153,159 @@ fn main() {
             tp as f64 / (tp + fp).max(1) as f64,
             tp as f64 / (tp + fn_).max(1) as f64
         );
+    }
+}
+
+/// Precision, recall and F1 from counts.
+fn prf(tp: usize, fp: usize, fn_: usize) -> (f64, f64, f64) {
+    let p = tp as f64 / (tp + fp).max(1) as f64;
+    let r = tp as f64 / (tp + fn_).max(1) as f64;
+    (p, r, 2.0 * p * r / (p + r).max(f64::EPSILON))
+}
+
+/// (c) `fixtures/eval/qualification_v2.json`: long partner prompts, programmes labelled
+/// by reading, a fixed tune/held-out split; F1 per prompt and split, macro-F1.
+fn qualification_v2(engine: &Engine, embedder: &Embedder) {
+    let file =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/eval/qualification_v2.json");
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        println!("no {} — qualification v2 not measured", file.display());
+        return;
+    };
+    let cat = &engine.catalogue;
+    let v: serde_json::Value = serde_json::from_str(&text).expect("qualification_v2.json");
+    println!("\nqualification v2 ({})", file.display());
+    println!("| prompt | split | items | qualified (truth) | qualified (system) | precision | recall | F1 |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut macro_f1: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+    for p in v["prompts"].as_array().expect("prompts") {
+        let prompt = QualificationPrompt::parse(cat, p["prompt"].as_str().unwrap());
+        let items = p["items"].as_array().unwrap();
+        let ids: Vec<Idx> = items
+            .iter()
+            .map(|i| {
+                let s = i["slug"].as_str().unwrap();
+                cat.grant_by_slug(s).unwrap_or_else(|| panic!("grant {s}"))
+            })
+            .collect();
+        let out = qualify(engine, embedder, &prompt, &ids).expect("qualify");
+        let decided: std::collections::HashMap<Idx, bool> =
+            out.iter().map(|(g, q)| (*g, q.qualified)).collect();
+        for split in ["tune", "heldout"] {
+            let (mut tp, mut fp, mut fn_, mut n, mut truth_n, mut sys_n) = (0, 0, 0, 0, 0, 0);
+            for (i, g) in items.iter().zip(&ids) {
+                if i["split"] != split {
+                    continue;
+                }
+                let truth = i["qualified"].as_bool().unwrap();
+                let sys = decided[g];
+                n += 1;
+                truth_n += truth as usize;
+                sys_n += sys as usize;
+                tp += (truth && sys) as usize;
+                fp += (!truth && sys) as usize;
+                fn_ += (truth && !sys) as usize;
+            }
+            let (pr, re, f1) = prf(tp, fp, fn_);
+            macro_f1.entry(split).or_default().push(f1);
+            println!(
+                "| {} | {split} | {n} | {truth_n} | {sys_n} | {pr:.3} | {re:.3} | {f1:.3} |",
+                p["id"].as_str().unwrap()
+            );
+        }
+    }
+    for (split, f) in macro_f1 {
+        println!(
+            "macro-F1 {split}: {:.3}",
+            f.iter().sum::<f64>() / f.len().max(1) as f64
+        );
+    }
+}
+
+/// (d) `fixtures/eval/categories_v2.json`: three category sets with descriptions,
+/// programmes labelled by reading, a fixed split; F1 per category and split.
+fn categories_v2(engine: &Engine, embedder: &Embedder) {
+    let file =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/eval/categories_v2.json");
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        println!("no {} — categories v2 not measured", file.display());
+        return;
+    };
+    let cat = &engine.catalogue;
+    let v: serde_json::Value = serde_json::from_str(&text).expect("categories_v2.json");
+    println!("\ncategories v2 ({})", file.display());
+    println!("| set | category | split | truth | assigned | precision | recall | F1 |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for set in v["sets"].as_array().expect("sets") {
+        let defs = set["categories"].as_array().unwrap();
+        let cats: Vec<CustomCategory> = defs
+            .iter()
+            .map(|c| {
+                let keywords: Vec<String> = c["keywords"]
+                    .as_array()
+                    .map(|k| {
+                        k.iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                CustomCategory::new(
+                    uuid::Uuid::new_v5(
+                        &uuid::Uuid::NAMESPACE_OID,
+                        c["id"].as_str().unwrap().as_bytes(),
+                    ),
+                    c["name"].as_str().unwrap(),
+                    c["name_en"].as_str().unwrap(),
+                    c["description"].as_str(),
+                    &keywords,
+                )
+                .expect("category")
+            })
+            .collect();
+        let items = set["items"].as_array().unwrap();
+        let ids: Vec<Idx> = items
+            .iter()
+            .map(|i| {
+                let s = i["slug"].as_str().unwrap();
+                cat.grant_by_slug(s).unwrap_or_else(|| panic!("grant {s}"))
+            })
+            .collect();
+        let out = categorize(engine, embedder, &cats, &ids).expect("categorize");
+        let assigned: std::collections::HashMap<Idx, Vec<uuid::Uuid>> = out.into_iter().collect();
+        for split in ["tune", "heldout"] {
+            let mut f1s = Vec::new();
+            for (def, c) in defs.iter().zip(&cats) {
+                let cid = def["id"].as_str().unwrap();
+                let (mut tp, mut fp, mut fn_) = (0, 0, 0);
+                for (i, g) in items.iter().zip(&ids) {
+                    if i["split"] != split {
+                        continue;
+                    }
+                    let truth = i["categories"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|x| x.as_str() == Some(cid));
+                    let sys = assigned[g].contains(&c.id);
+                    tp += (truth && sys) as usize;
+                    fp += (!truth && sys) as usize;
+                    fn_ += (truth && !sys) as usize;
+                }
+                let (pr, re, f1) = prf(tp, fp, fn_);
+                f1s.push(f1);
+                println!(
+                    "| {} | {cid} {} | {split} | {} | {} | {pr:.3} | {re:.3} | {f1:.3} |",
+                    set["id"].as_str().unwrap(),
+                    c.name,
+                    tp + fn_,
+                    tp + fp
+                );
+            }
+            println!(
+                "| {} | macro-F1 | {split} | | | | | {:.3} |",
+                set["id"].as_str().unwrap(),
+                f1s.iter().sum::<f64>() / f1s.len().max(1) as f64
+            );
+        }
     }
 }

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use uuid::Uuid;
 
+use crate::facts::{self, GrantFacts};
 use crate::model::{EligibleEntity, Grant, GrantArea, GrantProvider, Region, TargetGroup};
 use crate::records::CatalogueRecords;
 use crate::text::{analyze, fold_name};
@@ -44,6 +45,9 @@ pub struct Catalogue {
     pub(crate) grant_provider: Vec<Option<Idx>>,
     /// Analysed terms of each grant's title and texts, computed on first use.
     grant_text_terms: Vec<OnceLock<HashSet<String>>>,
+    /// Facts of each grant (who may apply, kind, terms) with source and evidence; from
+    /// labels and texts at construction, refined by embeddings ([`Catalogue::set_facts`]).
+    facts: Vec<GrantFacts>,
 }
 
 /// Characters of each description read for keyword matching.
@@ -149,7 +153,7 @@ impl Catalogue {
             .collect();
 
         let n_grants = grants.len();
-        Catalogue {
+        let mut cat = Catalogue {
             regions,
             grant_areas,
             eligible_entities,
@@ -174,7 +178,26 @@ impl Catalogue {
             grant_entities,
             grant_provider,
             grant_text_terms: (0..n_grants).map(|_| OnceLock::new()).collect(),
-        }
+            facts: Vec::new(),
+        };
+        cat.facts = facts::derive(&cat, None);
+        cat
+    }
+
+    /// The facts of grant `g`.
+    pub fn facts(&self, g: Idx) -> &GrantFacts {
+        &self.facts[g as usize]
+    }
+
+    /// The facts of every grant, catalogue order.
+    pub fn all_facts(&self) -> &[GrantFacts] {
+        &self.facts
+    }
+
+    /// Replaces the facts (e.g. by [`facts::derive`] with the grant vectors).
+    pub fn set_facts(&mut self, facts: Vec<GrantFacts>) {
+        assert_eq!(facts.len(), self.grants.len(), "one set of facts per grant");
+        self.facts = facts;
     }
 
     /// The analysed terms ([`crate::text::analyze`]) of a grant's title, short

@@ -12,6 +12,30 @@ use crate::records::CatalogueRecords;
 use crate::store::{ImportSummary, SnapshotStore};
 use crate::vectors::GrantVectors;
 
+/// A stage of the import, for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Reading and validating every record (done = total = grants when finished).
+    Validation,
+    /// Embedding new or changed grants (done of total).
+    Embedding,
+    /// Grant facts and labels of derived grants (done = total = reassigned grants).
+    Classification,
+    /// Writing the snapshot and its full-text index (done = total = grants).
+    Index,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Validation => "validation",
+            Stage::Embedding => "embedding",
+            Stage::Classification => "classification",
+            Stage::Index => "index",
+        }
+    }
+}
+
 /// What an import did.
 #[derive(Debug, Clone)]
 pub struct ImportReport {
@@ -30,17 +54,21 @@ impl ImportReport {
 }
 
 /// Imports the catalogue in `source` into `data_dir`. Without an embedder the catalogue
-/// is installed without embeddings (matching is then unavailable). `progress(done,
-/// total)` reports the embedding of new or changed grants.
+/// is installed without embeddings (matching is then unavailable). `progress(stage,
+/// done, total)` reports each stage: validation, the embedding of new or changed grants,
+/// classification and the index.
 pub fn import_catalogue(
     data_dir: &Path,
     source: &Path,
     embedder: Option<&Embedder>,
-    progress: &dyn Fn(usize, usize),
+    progress: &dyn Fn(Stage, usize, usize),
 ) -> Result<ImportReport> {
     let store = SnapshotStore::new(data_dir);
     // Validate first: a bad catalogue fails before any embedding work.
+    progress(Stage::Validation, 0, 0);
     let mut records = CatalogueRecords::read_dir(source)?;
+    let n = records.grants.len();
+    progress(Stage::Validation, n, n);
     let mut vectors = None;
     let (mut embedded, mut reclassified) = (None, 0);
     if let Some(embedder) = embedder {
@@ -49,15 +77,21 @@ pub fn import_catalogue(
             None => None,
         };
         let cat = Catalogue::new(records.clone());
-        let (v, n) = GrantVectors::build(&cat, embedder, previous.as_ref(), progress)?;
+        let (v, e) = GrantVectors::build(&cat, embedder, previous.as_ref(), &|done, total| {
+            progress(Stage::Embedding, done, total)
+        })?;
+        progress(Stage::Classification, 0, 0);
         reclassified = classify::reassign_derived(&mut records, &cat, &v);
-        embedded = Some(n);
+        progress(Stage::Classification, reclassified, reclassified);
+        embedded = Some(e);
         vectors = Some(v);
     }
+    progress(Stage::Index, 0, n);
     let summary = store.install(records, |_, dir| match &vectors {
         Some(v) => v.save(dir),
         None => Ok(()),
     })?;
+    progress(Stage::Index, n, n);
     Ok(ImportReport {
         summary,
         embedded,

@@ -13,6 +13,7 @@ pub mod catalogue;
 pub mod classify;
 pub mod embed;
 pub mod error;
+pub mod facts;
 pub mod import;
 pub mod matching;
 pub mod metrics;
@@ -81,11 +82,14 @@ impl Engine {
     }
 
     fn assemble(
-        catalogue: Catalogue,
+        mut catalogue: Catalogue,
         search: SearchIndex,
         snapshot: Option<PathBuf>,
         vectors: Option<GrantVectors>,
     ) -> Self {
+        if let Some(v) = &vectors {
+            catalogue.set_facts(facts::derive(&catalogue, Some(v)));
+        }
         let mut title_order: Vec<Idx> = (0..catalogue.grants.len() as Idx).collect();
         title_order.sort_by_cached_key(|&g| {
             let grant = &catalogue.grants[g as usize];
@@ -117,6 +121,8 @@ impl Engine {
                 self.catalogue.grants.len()
             )));
         }
+        self.catalogue
+            .set_facts(facts::derive(&self.catalogue, Some(&vectors)));
         self.vectors = Some(vectors);
         Ok(self)
     }

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::catalogue::{Catalogue, Idx};
+use crate::facts::{ProgrammeKind, Source};
 use crate::model::RegionType;
 use crate::profile::ResolvedProfile;
 use crate::reason;
@@ -84,11 +85,25 @@ impl Default for Calibration {
 }
 
 /// All tunable options of a matching run.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MatchOptions {
     pub weights: MatchWeights,
     pub calibration: Calibration,
+    /// Factor on the keyword weight for profiles written in English (by their words,
+    /// not their `locale`): the programme texts are German, so English words rarely
+    /// match them lexically.
+    pub keyword_factor_en: f32,
+}
+
+impl Default for MatchOptions {
+    fn default() -> Self {
+        MatchOptions {
+            weights: MatchWeights::default(),
+            calibration: Calibration::default(),
+            keyword_factor_en: 0.0,
+        }
+    }
 }
 
 /// The score components of one match, each in [0, 1].
@@ -104,14 +119,156 @@ pub struct Components {
     pub budget: f32,
 }
 
-/// Category of a score: ≥ 70 very suitable, 50–69 partially, 30–49 conditionally,
-/// below 30 not suitable.
+/// Category of a score, the spec's bands: ≥ 90 very suitable (excellent), 70–89
+/// partially suitable (good), 50–69 conditionally suitable (moderate), below 50 not
+/// suitable (low).
 pub fn category(score: u8) -> &'static str {
     match score {
-        70..=u8::MAX => "very_suitable",
-        50..=69 => "partially_suitable",
-        30..=49 => "conditionally_suitable",
+        90..=u8::MAX => "very_suitable",
+        70..=89 => "partially_suitable",
+        50..=69 => "conditionally_suitable",
         _ => "not_suitable",
+    }
+}
+
+/// Highest score of a match whose applicant, region, funding-type or non-profit check
+/// failed: always below the `conditionally_suitable` band.
+pub const FAILED_CHECK_CAP: u8 = 45;
+/// Highest score of a match with any failed check, only moderate topic fit, or a
+/// research call for an organisation that does no research: below the `very_suitable`
+/// band.
+pub const NOT_EXCELLENT_CAP: u8 = 89;
+/// Semantic component a match needs for the `very_suitable` band.
+pub const EXCELLENT_SEMANTIC: f32 = 0.6;
+
+/// Outcome of one criterion for one match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    Pass,
+    Fail,
+    #[default]
+    Unknown,
+}
+
+/// Per-criterion checks of a match. `pass`/`fail` only on facts stated by the record or
+/// read from the programme's text; what embeddings guessed stays `unknown`.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Checks {
+    /// The programme's region is the organisation's region or contains it.
+    pub region: Check,
+    /// The organisation's applicant type is among the programme's applicants.
+    pub applicant: Check,
+    /// A non-profit restriction of the programme is met.
+    pub non_profit: Check,
+    /// The programme's funding type is not one the profile rules out.
+    pub funding_type: Check,
+    /// The programme is open (deadline ahead or ongoing).
+    pub deadline: Check,
+    /// The project budget is within the programme's maximum amount.
+    pub budget: Check,
+}
+
+impl Checks {
+    /// A criterion that excludes the programme for this organisation failed.
+    pub fn excluding_failure(&self) -> bool {
+        [
+            self.region,
+            self.applicant,
+            self.funding_type,
+            self.non_profit,
+        ]
+        .contains(&Check::Fail)
+    }
+
+    pub fn any_failure(&self) -> bool {
+        self.excluding_failure() || self.budget == Check::Fail || self.deadline == Check::Fail
+    }
+}
+
+/// Applicant fit of grant `g` for the profile: the check and the component value
+/// (1.0 stated fit, 0.7 guessed fit, 0.5 unknown, 0.3 guessed misfit, 0.0 stated misfit).
+pub fn applicant_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (Check, f32) {
+    if p.applicant_types.is_empty() {
+        return (Check::Unknown, 0.5);
+    }
+    let Some(fact) = cat.facts(g).applicants.as_ref() else {
+        return (Check::Unknown, 0.5);
+    };
+    let fits = p.applicant_types.iter().any(|t| fact.value.contains(t));
+    match (fits, fact.source) {
+        (true, Source::Derived) => (Check::Unknown, 0.7),
+        (false, Source::Derived) => (Check::Unknown, 0.3),
+        (true, _) => (Check::Pass, 1.0),
+        (false, _) => (Check::Fail, 0.0),
+    }
+}
+
+/// Fit of the programme kind: research calls suit organisations that do research;
+/// other kinds are neutral.
+fn kind_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> f32 {
+    use crate::facts::ApplicantType::{ResearchInstitution, University};
+    if cat.facts(g).kind.value != ProgrammeKind::ResearchCall {
+        return 0.6;
+    }
+    let researcher = p.research_oriented
+        || p.applicant_types
+            .iter()
+            .any(|t| matches!(t, University | ResearchInstitution));
+    if researcher {
+        1.0
+    } else {
+        0.15
+    }
+}
+
+fn checks_of(
+    cat: &Catalogue,
+    p: &ResolvedProfile,
+    g: Idx,
+    fit: RegionFit,
+    applicant: Check,
+    today: NaiveDate,
+) -> Checks {
+    let grant = &cat.grants[g as usize];
+    let region = match fit {
+        RegionFit::Local(_) | RegionFit::Wider(_) => Check::Pass,
+        RegionFit::Inside(..) | RegionFit::Unspecified => Check::Unknown,
+    };
+    let non_profit = match (
+        cat.facts(g).non_profit_only.as_ref().map(|f| f.value),
+        p.is_non_profit,
+    ) {
+        (Some(true), Some(true)) => Check::Pass,
+        (Some(true), Some(false)) => Check::Fail,
+        (Some(true), None) => Check::Unknown,
+        _ => Check::Pass,
+    };
+    let funding_type = if p.excluded_grant_types.is_empty() {
+        Check::Unknown
+    } else if p.excluded_grant_types.contains(&grant.grant_type) {
+        Check::Fail
+    } else {
+        Check::Pass
+    };
+    let deadline = match grant.end_date {
+        Some(d) if d >= today => Check::Pass,
+        Some(_) if !grant.ongoing_grant => Check::Fail,
+        _ if grant.ongoing_grant => Check::Pass,
+        _ => Check::Unknown,
+    };
+    let budget = match (p.project_budget, grant.max_funding_amount) {
+        (Some(b), Some(m)) if b <= m => Check::Pass,
+        (Some(_), Some(_)) => Check::Fail,
+        _ => Check::Unknown,
+    };
+    Checks {
+        region,
+        applicant,
+        non_profit,
+        funding_type,
+        deadline,
+        budget,
     }
 }
 
@@ -129,6 +286,8 @@ pub struct Match {
     pub total: f32,
     /// Keywords of the profile found in the grant text (facts for the reason).
     pub matched_keywords: Vec<String>,
+    /// Per-criterion checks.
+    pub checks: Checks,
 }
 
 /// How a grant relates to the profile's regions.
@@ -239,12 +398,12 @@ fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, RegionFit) 
     best
 }
 
-/// Maps the weighted component sum to 0–100: [0.34, 0.70] stretches linearly onto
-/// [0, 100]. Fitted on the development set (`fixtures/eval`) so that the median
-/// excellent-graded programme scores ≈ 72 and the median unjudged one ≈ 45; see the
-/// README for the bands.
+/// Maps the weighted component sum to 0–100: [0.37, 0.70] stretches linearly onto
+/// [0, 100]. Set on the development set (`fixtures/eval`, 42 profiles) so that the
+/// median returned programme judged excellent scores ≈ 74 and most unjudged ones stay
+/// below 50; see the README for the bands. Caps for failed checks come after.
 fn calibrate(total: f32) -> u8 {
-    let x = ((total - 0.34) / 0.36).clamp(0.0, 1.0);
+    let x = ((total - 0.37) / (0.70 - 0.37)).clamp(0.0, 1.0);
     (x * 100.0).round() as u8
 }
 
@@ -307,7 +466,11 @@ pub fn rank(
         .filter_map(|(g, _)| lexical.get(g))
         .fold(0f32, |a, &b| a.max(b));
 
-    let w = &options.weights;
+    let mut w = options.weights;
+    if profile.text_language == crate::profile::Locale::En {
+        w.keyword *= options.keyword_factor_en;
+    }
+    let w = &w;
     let c = &options.calibration;
     let keyword_terms: Vec<(String, HashSet<String>)> = profile
         .keywords
@@ -355,22 +518,20 @@ pub fn rank(
             } else {
                 0.2
             };
-            let entities = cat.grant_entities(g);
-            let entity_fit = if profile.eligible_entities.is_empty() || entities.is_empty() {
-                0.5
-            } else if entities
-                .iter()
-                .any(|e| profile.eligible_entities.contains(e))
-            {
-                1.0
-            } else {
-                0.2
-            };
+            let fit = region_fit(cat, profile, g).1;
+            let (applicant, applicant_value) = applicant_fit(cat, profile, g);
+            let checks = checks_of(cat, profile, g, fit, applicant, today);
             let np_fit = match (profile.is_non_profit, grant.non_profit_only) {
                 (Some(true), Some(true)) => 1.0,
                 _ => 0.5,
             };
-            let eligibility = (entity_fit + np_fit) / 2.0;
+            let funding_fit = match checks.funding_type {
+                Check::Pass => 1.0,
+                Check::Fail => 0.0,
+                Check::Unknown => 0.6,
+            };
+            let kind_value = kind_fit(cat, profile, g);
+            let eligibility = (2.0 * applicant_value + kind_value + np_fit + funding_fit) / 5.0;
             let deadline = match grant.end_date {
                 Some(d) if (d - today).num_days() >= 30 => 1.0,
                 Some(_) => 0.6,
@@ -400,7 +561,12 @@ pub fn rank(
                 + w.deadline * deadline
                 + w.budget * budget;
             let total = total / weight_sum;
-            let score = calibrate(total);
+            let mut score = calibrate(total);
+            if checks.excluding_failure() {
+                score = score.min(FAILED_CHECK_CAP);
+            } else if checks.any_failure() || semantic < EXCELLENT_SEMANTIC || kind_value < 0.5 {
+                score = score.min(NOT_EXCELLENT_CAP);
+            }
             Match {
                 grant: g,
                 rank: 0,
@@ -410,6 +576,7 @@ pub fn rank(
                 total,
                 components,
                 matched_keywords,
+                checks,
             }
         })
         .collect();

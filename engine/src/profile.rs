@@ -9,6 +9,8 @@ use serde_json::Value;
 
 use crate::catalogue::{Catalogue, Idx};
 use crate::error::{Error, Result};
+use crate::facts::{applicant_words, ApplicantType};
+use crate::model::GrantType;
 
 /// Longest accepted text field (characters).
 pub const MAX_TEXT_CHARS: usize = 20_000;
@@ -100,6 +102,15 @@ pub struct ResolvedProfile {
     pub is_non_profit: Option<bool>,
     pub project_budget: Option<f64>,
     pub locale: Locale,
+    /// Who the organisation is, from `eligible_entities`, else its name, else the first
+    /// sentence of its description (legal form, "Gemeinde", "Start-up" …).
+    pub applicant_types: Vec<ApplicantType>,
+    /// Funding types the profile's texts rule out ("keine Kredite", "grants only").
+    pub excluded_grant_types: Vec<GrantType>,
+    /// The profile speaks of research or development (research calls fit it).
+    pub research_oriented: bool,
+    /// Language of the profile's texts (not of the reasons, which `locale` sets).
+    pub text_language: Locale,
 }
 
 impl MatchInput {
@@ -198,11 +209,20 @@ impl MatchInput {
         let grant_areas = resolve_all("organization_profile.grant_areas", &p.grant_areas, &|v| {
             cat.find_area(v)
         })?;
-        let eligible_entities = resolve_all(
-            "organization_profile.eligible_entities",
-            &p.eligible_entities,
-            &|v| cat.find_entity(v),
-        )?;
+        let (eligible_entities, mut applicant_types) = resolve_entities(cat, &p.eligible_entities)?;
+        if applicant_types.is_empty() {
+            applicant_types = p
+                .name
+                .as_deref()
+                .map(applicant_words)
+                .filter(|t| !t.is_empty())
+                .or_else(|| {
+                    crate::facts::applicants::sentences(description)
+                        .next()
+                        .map(applicant_words)
+                })
+                .unwrap_or_default();
+        }
         let mut keywords: Vec<String> = p
             .keywords
             .iter()
@@ -257,6 +277,9 @@ impl MatchInput {
             query.push_str(". ");
             query.push_str(&p.keywords.join(", "));
         }
+        let excluded_grant_types = excluded_grant_types(&query);
+        let research_oriented = research_rule().is_match(&query);
+        let text_language = text_language(&query);
         Ok(ResolvedProfile {
             organization_id: organization_id.to_string(),
             query_text: query,
@@ -272,8 +295,142 @@ impl MatchInput {
                 .and_then(|x| x.budget.as_deref())
                 .and_then(parse_amount),
             locale,
+            applicant_types,
+            excluded_grant_types,
+            research_oriented,
+            text_language,
         })
     }
+}
+
+/// English when English function words outnumber German ones in `text`.
+pub fn text_language(text: &str) -> Locale {
+    const EN: &[&str] = &[
+        "the", "and", "of", "to", "we", "our", "for", "with", "is", "are", "in", "a", "an",
+    ];
+    const DE: &[&str] = &[
+        "der", "die", "das", "und", "wir", "unser", "unsere", "für", "mit", "ist", "sind", "ein",
+        "eine", "im", "zu", "von", "den",
+    ];
+    let (mut en, mut de) = (0, 0);
+    for w in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let w = w.to_lowercase();
+        en += EN.contains(&w.as_str()) as usize;
+        de += DE.contains(&w.as_str()) as usize;
+    }
+    if en > de {
+        Locale::En
+    } else {
+        Locale::De
+    }
+}
+
+/// Resolves `eligible_entities`: vocabulary names, slugs, codes or UUIDs of legal forms,
+/// and applicant types as partners send them ("Unternehmen", "KMU", "Verein",
+/// "Existenzgründer/in", "Verband/Vereinigung", "company" …), which stand for their
+/// legal forms. Returns the entities and the applicant types; an unknown value is an
+/// error naming it and the closest known names.
+fn resolve_entities(cat: &Catalogue, values: &[String]) -> Result<(Vec<Idx>, Vec<ApplicantType>)> {
+    let (mut entities, mut types) = (Vec::new(), Vec::new());
+    for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
+        let (es, ts): (Vec<Idx>, Vec<ApplicantType>) = if let Some(e) = cat.find_entity(v) {
+            let code = &cat.eligible_entities[e as usize].code;
+            let mut ts: Vec<ApplicantType> =
+                ApplicantType::of_entity_code(code).into_iter().collect();
+            if code == "ggmbh" {
+                ts.push(ApplicantType::Company);
+            }
+            (vec![e], ts)
+        } else if let Some(t) = ApplicantType::parse(v) {
+            let ts = if t == ApplicantType::Founder {
+                vec![ApplicantType::Founder, ApplicantType::Company]
+            } else {
+                vec![t]
+            };
+            (crate::classify::entities_of(cat, &ts), ts)
+        } else {
+            return Err(Error::InvalidInput(format!(
+                "organization_profile.eligible_entities: unknown value `{v}`; known are e.g. {}",
+                closest_entity_names(cat, v).join(", ")
+            )));
+        };
+        for e in es {
+            if !entities.contains(&e) {
+                entities.push(e);
+            }
+        }
+        for t in ts {
+            if !types.contains(&t) {
+                types.push(t);
+            }
+        }
+    }
+    types.sort();
+    Ok((entities, types))
+}
+
+/// Known entity and applicant-type names nearest to `v` (by shared leading letters).
+fn closest_entity_names(cat: &Catalogue, v: &str) -> Vec<String> {
+    let folded = crate::text::fold_name(v);
+    let mut names: Vec<String> = cat
+        .eligible_entities
+        .iter()
+        .map(|e| e.name_de.clone())
+        .chain(ApplicantType::ALL.iter().map(|t| t.label_de().to_string()))
+        .collect();
+    let common = |n: &String| {
+        crate::text::fold_name(n)
+            .chars()
+            .zip(folded.chars())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    names.sort_by_key(|n| std::cmp::Reverse(common(n)));
+    names.truncate(5);
+    names
+}
+
+fn research_rule() -> &'static regex::Regex {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r"(?i)forschung|forschen|entwicklungsprojekt|\bf&e\b|\bfue\b|wissenschaft|\bresearch|\br&d\b|scientific|prototyp|\blabor|\blab\b|institut")
+            .expect("valid research rule")
+    })
+}
+
+/// Funding types a profile rules out: "keine Kredite", "no loans"; "nur Zuschüsse" and
+/// "grants only" rule out loans, guarantees and equity.
+pub fn excluded_grant_types(text: &str) -> Vec<GrantType> {
+    type Rules = Vec<(regex::Regex, &'static [GrantType])>;
+    static R: std::sync::OnceLock<Rules> = std::sync::OnceLock::new();
+    let rules = R.get_or_init(|| {
+        let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).expect("valid funding rule");
+        let only = r"\b(nur|ausschließlich|lediglich) (nicht rückzahlbare )?zuschüsse|\b(grants|subsidies) only|only (non-repayable )?(grants|subsidies)|non-repayable";
+        vec![
+            (
+                r(&format!(r"{only}|keine (kredite|darlehen|rückzahlbaren)|kein(en)? (kredit|darlehen)\b|no loans")),
+                &[GrantType::Loan][..],
+            ),
+            (
+                r(&format!(r"{only}|keine bürgschaft|no guarantees")),
+                &[GrantType::Guarantee][..],
+            ),
+            (
+                r(&format!(r"{only}|keine (beteiligung|anteile)|no equity|without giving up (shares|equity)")),
+                &[GrantType::Equity][..],
+            ),
+        ]
+    });
+    let mut out = Vec::new();
+    for (rx, types) in rules {
+        if rx.is_match(text) {
+            out.extend(types.iter().copied());
+        }
+    }
+    out
 }
 
 /// Parses a free-text euro amount: "50.000 EUR", "50000", "1,5 Mio. €", "200k".

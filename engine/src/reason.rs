@@ -5,7 +5,8 @@
 use chrono::NaiveDate;
 
 use crate::catalogue::Catalogue;
-use crate::matching::{Match, RegionFit};
+use crate::facts::Source;
+use crate::matching::{Check, Match, RegionFit};
 use crate::model::RegionType;
 use crate::profile::{Locale, ResolvedProfile};
 
@@ -127,31 +128,68 @@ pub(crate) fn explain(
         }),
         RegionFit::Unspecified => {}
     }
-    let entities_in_common: Vec<String> = cat
-        .grant_entities(m.grant)
-        .iter()
-        .filter(|e| p.eligible_entities.contains(e))
-        .map(|&e| {
-            let entity = &cat.eligible_entities[e as usize];
-            if de {
-                entity.name_de.clone()
-            } else {
-                entity.name_en.clone()
-            }
-        })
-        .collect();
-    // Eligibility guessed by the classifier is not a fact: only source-stated eligibility
-    // is quoted.
-    if !entities_in_common.is_empty() && grant.classification.as_deref() != Some("derived") {
+    // Who may apply: only facts stated by the record or read from the programme text.
+    if let Some(fact) = cat
+        .facts(m.grant)
+        .applicants
+        .as_ref()
+        .filter(|f| f.source != Source::Derived)
+    {
+        let names: Vec<String> = fact
+            .value
+            .iter()
+            .map(|t| if de { t.plural_de() } else { t.label_en() }.to_string())
+            .collect();
+        let own: Vec<String> = p
+            .applicant_types
+            .iter()
+            .map(|t| if de { t.plural_de() } else { t.label_en() }.to_string())
+            .collect();
+        let from_text = fact.source == Source::Text;
+        match (m.checks.applicant, de) {
+            (Check::Pass, true) => facts.push(format!(
+                "antragsberechtigt sind {}{}",
+                if from_text { "laut Programmtext " } else { "" },
+                list(&names, 4)
+            )),
+            (Check::Pass, false) => facts.push(format!(
+                "eligible applicants{} are {}",
+                if from_text {
+                    " according to the programme text"
+                } else {
+                    ""
+                },
+                list(&names, 4)
+            )),
+            (Check::Fail, true) => facts.push(format!(
+                "antragsberechtigt sind {}{}, nicht {}",
+                if from_text { "laut Programmtext " } else { "" },
+                list(&names, 4),
+                list(&own, 2)
+            )),
+            (Check::Fail, false) => facts.push(format!(
+                "eligible applicants{} are {}, not {}",
+                if from_text {
+                    " according to the programme text"
+                } else {
+                    ""
+                },
+                list(&names, 4),
+                list(&own, 2)
+            )),
+            _ => {}
+        }
+    }
+    if m.checks.funding_type == Check::Fail {
         facts.push(if de {
             format!(
-                "antragsberechtigt sind u. a. {}",
-                list(&entities_in_common, 2)
+                "die Förderart ({}) schließen Sie aus",
+                cat.facts(m.grant).kind.value.label_de()
             )
         } else {
             format!(
-                "eligible applicants include {}",
-                list(&entities_in_common, 2)
+                "you rule out its funding type ({})",
+                cat.facts(m.grant).kind.value.label_en()
             )
         });
     }

@@ -81,6 +81,18 @@ pub fn grant_item(cat: &Catalogue, g: Idx) -> Value {
     Value::Object(grant_common(cat, g))
 }
 
+/// The grant facts with source and evidence (`facts` of the grant detail).
+pub fn facts_view(cat: &Catalogue, g: Idx) -> Value {
+    let f = cat.facts(g);
+    json!({
+        "applicant_types": f.applicants,
+        "programme_kind": f.kind,
+        "sme_only": f.sme_only,
+        "non_profit_only": f.non_profit_only,
+        "labels": { "source": f.labels, "evidence": f.label_evidence },
+    })
+}
+
 pub fn grant_detail(cat: &Catalogue, g: Idx) -> Value {
     let grant = &cat.grants[g as usize];
     let mut m = grant_common(cat, g);
@@ -155,6 +167,7 @@ pub fn grant_detail(cat: &Catalogue, g: Idx) -> Value {
         "grant_areas": areas,
         "created_at": grant.created_at,
         "attribution": grant.attribution,
+        "facts": facts_view(cat, g),
     });
     if let Value::Object(extra) = extra {
         m.extend(extra);

@@ -312,12 +312,13 @@ fn expected(
         .collect()
 }
 
+/// The spec's bands: 90–100 excellent, 70–89 good, 50–69 moderate, below 50 low.
 fn band(score: u8) -> &'static str {
-    if score >= 70 {
+    if score >= 90 {
         "very_suitable"
-    } else if score >= 50 {
+    } else if score >= 70 {
         "partially_suitable"
-    } else if score >= 30 {
+    } else if score >= 50 {
         "conditionally_suitable"
     } else {
         "not_suitable"
@@ -551,12 +552,12 @@ fn category_bands() {
     }
     // The boundaries exactly.
     assert_eq!(category(100), "very_suitable");
-    assert_eq!(category(70), "very_suitable");
-    assert_eq!(category(69), "partially_suitable");
-    assert_eq!(category(50), "partially_suitable");
-    assert_eq!(category(49), "conditionally_suitable");
-    assert_eq!(category(30), "conditionally_suitable");
-    assert_eq!(category(29), "not_suitable");
+    assert_eq!(category(90), "very_suitable");
+    assert_eq!(category(89), "partially_suitable");
+    assert_eq!(category(70), "partially_suitable");
+    assert_eq!(category(69), "conditionally_suitable");
+    assert_eq!(category(50), "conditionally_suitable");
+    assert_eq!(category(49), "not_suitable");
     assert_eq!(category(0), "not_suitable");
 }
 
@@ -1005,48 +1006,45 @@ fn check_reason(
         assert!(!r.contains(local_re.1) && !r.contains(nationwide), "{ctx}");
     }
 
-    // Eligible entities in common.
+    // Who may apply: only facts stated by the record or read from the programme text,
+    // exactly the programme's applicant types; a misfit names the profile's own types.
     let ent_marker = if de {
-        "ntragsberechtigt sind u. a. "
+        "ntragsberechtigt sind "
     } else {
-        "ligible applicants include "
+        "ligible applicants"
     };
     if let Some(start) = r.find(ent_marker) {
         claims.push("entities");
+        let fact = cat
+            .facts(m.grant)
+            .applicants
+            .as_ref()
+            .unwrap_or_else(|| panic!("applicants claimed without a fact: {ctx}"));
+        assert_ne!(
+            fact.source,
+            grantmatch_engine::facts::Source::Derived,
+            "guessed applicants stated as fact: {ctx}"
+        );
         let rest = &r[start + ent_marker.len()..];
-        let list = &rest[..rest
-            .find([';'])
-            .or_else(|| rest.find(". "))
-            .unwrap_or(rest.len())];
-        let names: Vec<(Idx, String)> = cat
-            .grant_entities(m.grant)
-            .iter()
-            .map(|&e| {
-                let x = &cat.eligible_entities[e as usize];
-                (
-                    e,
-                    if de {
-                        x.name_de.clone()
-                    } else {
-                        x.name_en.clone()
-                    },
-                )
-            })
-            .collect();
-        let mut remaining = list.to_string();
-        while !remaining.is_empty() {
-            let (e, name) = names
-                .iter()
-                .find(|(_, n)| remaining.starts_with(n.as_str()))
-                .unwrap_or_else(|| {
-                    panic!("`{remaining}` is not an eligible entity of the programme: {ctx}")
-                });
-            assert!(
-                p.eligible_entities.contains(e),
-                "`{name}` is not the profile's: {ctx}"
-            );
-            remaining = remaining[name.len()..].trim_start_matches(", ").to_string();
+        let sentence = &rest[..rest.find(['.', ';']).unwrap_or(rest.len())];
+        let name = |t: &grantmatch_engine::facts::ApplicantType| {
+            if de { t.plural_de() } else { t.label_en() }.to_string()
+        };
+        for t in fact.value.iter().take(4) {
+            assert!(sentence.contains(&name(t)), "`{}` missing: {ctx}", name(t));
         }
+        let misfit = sentence.contains(if de { ", nicht " } else { ", not " });
+        let fits = p.applicant_types.iter().any(|t| fact.value.contains(t));
+        assert_eq!(misfit, !fits, "{ctx}");
+        assert_eq!(
+            m.checks.applicant,
+            if fits {
+                matching::Check::Pass
+            } else {
+                matching::Check::Fail
+            },
+            "{ctx}"
+        );
     }
 
     // Non-profit.
@@ -1269,14 +1267,22 @@ fn land_national_eu(cosine: f32) -> [(u8, usize); 3] {
 
 #[test]
 fn a_land_programme_beats_an_equal_national_one() {
+    let mut separated = false;
     for cosine in [0.70, 0.80, 0.83] {
         let [l, n, e] = land_national_eu(cosine);
+        // Scores may tie at the ends of the scale (0, or the cap of a moderate topic fit);
+        // the order always holds.
         assert!(
-            l.0 > n.0 && n.0 > e.0,
+            l.0 >= n.0 && n.0 >= e.0,
             "cosine {cosine}: land {l:?}, national {n:?}, eu {e:?}"
         );
+        separated |= l.0 > n.0 && n.0 > e.0;
         assert!(l.1 < n.1 && n.1 < e.1, "cosine {cosine}: {l:?} {n:?} {e:?}");
     }
+    assert!(
+        separated,
+        "at some cosine the scores themselves are ordered"
+    );
 }
 
 /// The same when the topic fits so well that scores reach the top of the scale.
@@ -1394,7 +1400,22 @@ fn reasons_do_not_state_derived_eligibility_as_fact() {
                 .unwrap();
             for m in &matches {
                 let grant = &cat.grants[m.grant as usize];
-                if grant.classification.as_deref() == Some("derived") {
+                // Applicants read from the programme's own text are a fact and say so.
+                let from_text = cat
+                    .facts(m.grant)
+                    .applicants
+                    .as_ref()
+                    .is_some_and(|a| a.source == grantmatch_engine::facts::Source::Text);
+                if from_text {
+                    for (marker, source) in [
+                        ("ntragsberechtigt sind", "laut Programmtext"),
+                        ("ligible applicants", "according to the programme text"),
+                    ] {
+                        if m.match_reason.contains(marker) {
+                            assert!(m.match_reason.contains(source), "{}", m.match_reason);
+                        }
+                    }
+                } else if grant.classification.as_deref() == Some("derived") {
                     derived_seen += 1;
                     for marker in ["ntragsberechtigt", "ligible applicants"] {
                         assert!(
@@ -1409,4 +1430,142 @@ fn reasons_do_not_state_derived_eligibility_as_fact() {
         }
     }
     assert!(derived_seen > 0);
+}
+
+// ---------------------------------------------------------------------------------
+// Applicant resolution and the eligibility check
+// ---------------------------------------------------------------------------------
+
+fn resolve_body(
+    cat: &Catalogue,
+    name: &str,
+    entities: Value,
+) -> grantmatch_engine::Result<ResolvedProfile> {
+    MatchInput::from_value(json!({
+        "organization_id": "org",
+        "organization_profile": {
+            "name": name,
+            "description": "Wir möchten ein neues Vorhaben umsetzen.",
+            "eligible_entities": entities,
+        }
+    }))?
+    .resolve(cat)
+}
+
+#[test]
+fn partner_words_and_applicant_types_resolve() {
+    use grantmatch_engine::facts::ApplicantType::*;
+    let cat = &real().catalogue;
+    for (word, t) in [
+        ("Unternehmen", Company),
+        ("KMU", Company),
+        ("Existenzgründer/in", Founder),
+        ("Start-up", Founder),
+        ("Verband/Vereinigung", Association),
+        ("Verein", Association),
+        ("Kommune", Municipality),
+        ("Kommunen", Municipality),
+        ("Freiberufler", Company),
+        ("Hochschule", University),
+        ("Forschungseinrichtung", ResearchInstitution),
+        ("Bildungseinrichtung", EducationInstitution),
+        ("Öffentliche Einrichtung", PublicInstitution),
+        ("Privatperson", PrivatePerson),
+        ("company", Company),
+        ("association", Association),
+        ("GmbH", Company),
+        ("e.V.", Association),
+        ("gGmbH", Association),
+    ] {
+        let p = resolve_body(cat, "Organisation", json!([word]))
+            .unwrap_or_else(|e| panic!("`{word}` refused: {e}"));
+        assert!(
+            p.applicant_types.contains(&t),
+            "`{word}` → {:?}",
+            p.applicant_types
+        );
+        assert!(!p.eligible_entities.is_empty(), "`{word}` has legal forms");
+    }
+    let e = resolve_body(cat, "Organisation", json!(["Raumschiff"])).unwrap_err();
+    assert!(e.to_string().contains("`Raumschiff`"), "{e}");
+    assert!(e.to_string().contains("known are"), "{e}");
+}
+
+#[test]
+fn legal_forms_in_names_give_the_applicant_type() {
+    use grantmatch_engine::facts::ApplicantType::*;
+    let cat = &real().catalogue;
+    for (name, t) in [
+        ("Huber Präzisionstechnik GmbH", Company),
+        ("SV Chemnitz-Nord Jugend e.V.", Association),
+        ("Gemeinde Obere Kyll", Municipality),
+        ("Klinikum Nordfriesland gGmbH", Association),
+        ("Wohnungsgenossenschaft Eberswalde eG", Company),
+        ("Technische Universität Dresden", University),
+    ] {
+        let p = resolve_body(cat, name, json!([])).unwrap();
+        assert!(
+            p.applicant_types.contains(&t),
+            "{name} → {:?}",
+            p.applicant_types
+        );
+    }
+}
+
+/// Matched for a Verein with the vector of a programme for Kommunen only as the query:
+/// every result whose stated applicants exclude Vereine stays below 50, and the reason
+/// says why.
+#[test]
+fn a_failed_applicant_check_caps_the_score() {
+    use grantmatch_engine::facts::{ApplicantType, Source};
+    let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
+    let n = records.grants.len();
+    let (vectors, _) = random_vectors(n, 7);
+    let engine = Engine::from_records(records)
+        .unwrap()
+        .with_vectors(vectors)
+        .unwrap();
+    let cat = &engine.catalogue;
+    let g = (0..n as Idx)
+        .find(|&g| {
+            cat.facts(g).applicants.as_ref().is_some_and(|a| {
+                a.source == Source::Text && a.value == vec![ApplicantType::Municipality]
+            })
+        })
+        .expect("a programme for Kommunen only");
+    let input = MatchInput::from_value(json!({
+        "organization_id": "org",
+        "organization_profile": {
+            "name": "Heimatverein Musterdorf e.V.",
+            "description": "Wir sind ein gemeinnütziger Verein.",
+            "is_non_profit": true,
+        }
+    }))
+    .unwrap();
+    let profile = input.resolve(cat).unwrap();
+    let query = engine.vectors().unwrap().row(g as usize).to_vec();
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let matches = engine
+        .rank(
+            &scope,
+            &profile,
+            &query,
+            &MatchOptions::default(),
+            date("2026-01-01"),
+        )
+        .unwrap();
+    let failed: Vec<&Match> = matches
+        .iter()
+        .filter(|m| m.checks.applicant == matching::Check::Fail)
+        .collect();
+    assert!(!failed.is_empty(), "some programme excludes Vereine");
+    for m in failed {
+        assert!(m.relevance_score < 50, "score {}", m.relevance_score);
+        assert_eq!(m.match_category, "not_suitable");
+        assert!(
+            m.match_reason.contains("nicht Vereine"),
+            "{}",
+            m.match_reason
+        );
+    }
 }

@@ -272,8 +272,10 @@ def evaluate(
     """nDCG@k and Recall@25 of the matching on labelled profiles.
 
     Returns ``{f"ndcg@{k}", "recall@25", "k", "profiles", "model", "options",
-    "per_profile"}``; each per-profile row has ``profile``, ``f"ndcg@{k}"``,
-    ``recall@25``, ``judged``, ``relevant`` and ``ranked`` (slugs).
+    "per_profile"}``; each per-profile row has ``profile``, ``split`` (``tune`` /
+    ``heldout`` from the profile, or None), ``f"ndcg@{k}"``, ``recall@25``, ``judged``,
+    ``relevant`` and ``ranked`` (slugs). A profile is ``{"id", "request", "split"?}`` or
+    the ``POST /matching`` body itself (its ``organization_id`` is the id).
     """
 
 def import_catalogue(

@@ -216,6 +216,7 @@ pub fn match_value(engine: &Engine, m: &Match, explain: bool) -> Value {
         "relevance_score": m.relevance_score,
         "match_category": m.match_category,
         "match_reason": m.match_reason,
+        "checks": m.checks,
     });
     if explain {
         let c = &m.components;

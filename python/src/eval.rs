@@ -19,8 +19,12 @@ use crate::options::{match_options, options_dict};
 /// Depth of the recall measure (the number of matches a request returns).
 const RECALL_AT: usize = 25;
 
-/// `[{"id": ..., "request": ...}, ...]` or `{id: request}` as (id, input) pairs.
-fn parse_profiles(profiles: &Bound<'_, PyAny>) -> PyResult<Vec<(String, MatchInput)>> {
+/// One profile of an evaluation: id, its split (`tune`/`heldout`) when given, the body.
+type EvalProfile = (String, Option<String>, MatchInput);
+
+/// `[{"id": ..., "request": ..., "split": ...}, ...]` (a list item may also be the
+/// `POST /matching` body itself, its id `id` or `organization_id`) or `{id: request}`.
+fn parse_profiles(profiles: &Bound<'_, PyAny>) -> PyResult<Vec<EvalProfile>> {
     let mut out = Vec::new();
     let with_context = |id: &str, e: PyErr, py: Python<'_>| -> PyErr {
         let new = PyErr::from_type(e.get_type(py), format!("profile `{id}`: {}", e.value(py)));
@@ -34,7 +38,7 @@ fn parse_profiles(profiles: &Bound<'_, PyAny>) -> PyResult<Vec<(String, MatchInp
                 PyTypeError::new_err("profiles: dict keys must be profile ids (str)")
             })?;
             let input = match_input(&v, None, None).map_err(|e| with_context(&id, e, py))?;
-            out.push((id, input));
+            out.push((id, None, input));
         }
         return Ok(out);
     }
@@ -50,16 +54,37 @@ fn parse_profiles(profiles: &Bound<'_, PyAny>) -> PyResult<Vec<(String, MatchInp
                 "profiles[{i}]: expected a dict with `id` and `request`"
             ))
         })?;
+        // A `POST /matching` body as the item itself: its id is `id` or `organization_id`.
+        let bare =
+            d.get_item("request")?.is_none() && d.get_item("organization_profile")?.is_some();
         let id: String = d
             .get_item("id")?
+            .or(if bare {
+                d.get_item("organization_id")?
+            } else {
+                None
+            })
             .ok_or_else(|| invalid(format!("profiles[{i}]: `id` is missing")))?
             .extract()
             .map_err(|_| invalid(format!("profiles[{i}].id: expected a str")))?;
-        let request = d
-            .get_item("request")?
-            .ok_or_else(|| invalid(format!("profiles[{i}] (`{id}`): `request` is missing")))?;
+        let request = if bare {
+            item.clone()
+        } else {
+            d.get_item("request")?.ok_or_else(|| {
+                invalid(format!(
+                    "profiles[{i}] (`{id}`): `request` is missing (or give the POST /matching body itself)"
+                ))
+            })?
+        };
+        let split: Option<String> = match d.get_item("split")? {
+            Some(s) => Some(
+                s.extract()
+                    .map_err(|_| invalid(format!("profiles[{i}].split: expected a str")))?,
+            ),
+            None => None,
+        };
         let input = match_input(&request, None, None).map_err(|e| with_context(&id, e, py))?;
-        out.push((id, input));
+        out.push((id, split, input));
     }
     Ok(out)
 }
@@ -126,8 +151,9 @@ fn parse_qrels(
 /// Returns:
 ///     A dict: `f"ndcg@{k}"` and `"recall@25"` (means over the profiles), `"k"`,
 ///     `"profiles"` (count), `"model"`, `"options"` (weights and calibration used) and
-///     `"per_profile"`: a list of dicts `profile`, `f"ndcg@{k}"`, `"recall@25"`,
-///     `judged`, `relevant` and `ranked` (the slugs returned, best first).
+///     `"per_profile"`: a list of dicts `profile`, `split` (the profile's `split`, e.g.
+///     `tune`/`heldout`, or None), `f"ndcg@{k}"`, `"recall@25"`, `judged`, `relevant`
+///     and `ranked` (the slugs returned, best first).
 ///
 /// Raises:
 ///     InvalidInputError: a malformed profile (the message names it) or option.
@@ -160,7 +186,7 @@ pub fn evaluate<'py>(
     let recall_key = format!("recall@{RECALL_AT}");
     let mut rows = Vec::new();
     let (mut sum_n, mut sum_r) = (0.0, 0.0);
-    for (id, input) in &profiles {
+    for (id, split, input) in &profiles {
         let matches = engine
             .run_match(py, embedder, input, &options, today)
             .map_err(|e| {
@@ -180,6 +206,7 @@ pub fn evaluate<'py>(
         sum_r += r;
         let mut row = serde_json::Map::new();
         row.insert("profile".into(), json!(id));
+        row.insert("split".into(), json!(split));
         row.insert(ndcg_key.clone(), json!(n));
         row.insert(recall_key.clone(), json!(r));
         row.insert("judged".into(), json!(judged.len()));

@@ -80,7 +80,7 @@ fn import_catalogue<'py>(
                 &settings.data_dir,
                 &source_dir,
                 embedder.as_ref(),
-                &|_, _| {},
+                &|_, _, _| {},
             )
         })
         .map_err(errors::to_py)?;

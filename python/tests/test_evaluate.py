@@ -24,10 +24,10 @@ def recall(ranked, judged, k):
 
 def test_load_eval_set(eval_set):
     profiles, qrels = eval_set
-    assert len(profiles) == 19
+    assert len(profiles) == 42
     assert all(set(p) >= {"id", "request"} for p in profiles)
     assert set(qrels) == {p["id"] for p in profiles}
-    assert sum(len(v) for v in qrels.values()) == 376
+    assert sum(len(v) for v in qrels.values()) == 694
     assert all(g in (1, 2, 3) for v in qrels.values() for g in v.values())
 
 
@@ -50,20 +50,22 @@ def test_evaluate(engine, eval_set):
     profiles, qrels = eval_set
     res = grantmatch.evaluate(engine, profiles, qrels)
     assert set(res) == {"ndcg@10", "recall@25", "k", "profiles", "model", "options", "per_profile"}
-    assert res["k"] == 10 and res["profiles"] == 19
+    assert res["k"] == 10 and res["profiles"] == 42
     assert res["model"] == "multilingual-e5-small/fp32"
     assert res["options"]["weights"] == grantmatch.MatchWeights().to_dict()
     assert res["options"]["calibration"] == grantmatch.Calibration().to_dict()
     rows = res["per_profile"]
     assert [r["profile"] for r in rows] == [p["id"] for p in profiles]
+    assert [r["split"] for r in rows] == [p["split"] for p in profiles]
+    assert {r["split"] for r in rows} == {"tune", "heldout"}
     for r, p in zip(rows, profiles):
         judged = qrels[p["id"]]
         assert r["judged"] == len(judged)
         assert r["ranked"] == [m["slug"] for m in engine.match(p["request"])]
         assert r["ndcg@10"] == pytest.approx(ndcg(r["ranked"], judged, 10))
         assert r["recall@25"] == pytest.approx(recall(r["ranked"], judged, 25))
-    assert res["ndcg@10"] == pytest.approx(sum(r["ndcg@10"] for r in rows) / 19)
-    assert res["recall@25"] == pytest.approx(sum(r["recall@25"] for r in rows) / 19)
+    assert res["ndcg@10"] == pytest.approx(sum(r["ndcg@10"] for r in rows) / 42)
+    assert res["recall@25"] == pytest.approx(sum(r["recall@25"] for r in rows) / 42)
     # the matching beats chance by far on its development set
     assert res["ndcg@10"] > 0.3 and res["recall@25"] > 0.3
 
@@ -108,3 +110,13 @@ def test_evaluate_errors(engine, eval_set):
     with pytest.raises(grantmatch.ModelError):
         grantmatch.evaluate(no_model, profiles, qrels)
     assert EVAL_DIR.is_dir()
+
+
+def test_evaluate_accepts_matching_bodies(engine, eval_set):
+    profiles, qrels = eval_set
+    wrapped = profiles[:2]
+    bare = [{**p["request"], "id": p["id"]} for p in wrapped]
+    a = grantmatch.evaluate(engine, wrapped, qrels)
+    b = grantmatch.evaluate(engine, bare, qrels)
+    assert [r["ranked"] for r in a["per_profile"]] == [r["ranked"] for r in b["per_profile"]]
+    assert a["ndcg@10"] == b["ndcg@10"]

@@ -17,16 +17,16 @@ SPORT = {
     "is_non_profit": True,
     "keywords": ["Sportverein", "Vereinsheim", "Barrierefreiheit"],
 }
-KEYS = {"rank", "grant_id", "slug", "title", "relevance_score", "match_category", "match_reason"}
+KEYS = {"rank", "grant_id", "slug", "title", "relevance_score", "match_category", "match_reason", "checks"}
 COMPONENTS = {"cosine", "semantic", "keyword", "region", "target_group", "eligibility", "deadline", "budget"}
 CATEGORIES = {"very_suitable", "partially_suitable", "conditionally_suitable", "not_suitable"}
 
 
 def category(score):
     return (
-        "very_suitable" if score >= 70
-        else "partially_suitable" if score >= 50
-        else "conditionally_suitable" if score >= 30
+        "very_suitable" if score >= 90
+        else "partially_suitable" if score >= 70
+        else "conditionally_suitable" if score >= 50
         else "not_suitable"
     )
 

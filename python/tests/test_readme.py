@@ -33,4 +33,4 @@ def test_readme_session_runs(tmp_path, data_dir, model_dir):
     assert lines[0].startswith("Engine(")
     assert sum(1 for line in lines if line.startswith("keyword=")) == 9
     assert any(line.startswith("best: keyword=") for line in lines)
-    assert sum(1 for line in lines if re.match(r"p\d\d ", line)) == 19
+    assert sum(1 for line in lines if re.match(r"p\d\d ", line)) == 42

@@ -83,6 +83,7 @@ pub fn results_json(engine: &Engine, matches: &[Match]) -> Value {
                     "relevance_score": m.relevance_score,
                     "match_category": m.match_category,
                     "match_reason": m.match_reason,
+                    "checks": m.checks,
                 })
             })
             .collect(),

@@ -74,6 +74,7 @@ const DETAIL_EXTRA_FIELDS: &[&str] = &[
     "reporting_and_claims_links",
     "created_at",
     "attribution",
+    "facts",
 ];
 
 const PROVIDER_FIELDS: &[&str] = &[

@@ -364,6 +364,8 @@ pub struct GrantDetail {
     /// Source attribution (programme texts are CC BY-ND 4.0).
     #[schema(required = true)]
     pub attribution: Option<String>,
+    /// Grant facts with source and evidence (extra field).
+    pub facts: GrantFactsView,
 }
 
 /// `GET /grants/{id}`.
@@ -882,7 +884,7 @@ pub struct MatchingRequest {
     pub project: Option<Project>,
 }
 
-/// Band of `relevance_score`: ≥ 70 very_suitable, 50–69 partially_suitable, 30–49 conditionally_suitable, below 30 not_suitable.
+/// Band of `relevance_score` (the spec's bands): ≥ 90 very_suitable, 70–89 partially_suitable, 50–69 conditionally_suitable, below 50 not_suitable.
 #[derive(ToSchema, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchCategory {
@@ -908,6 +910,8 @@ pub struct MatchResult {
     pub match_category: MatchCategory,
     /// Two or three sentences in the profile's locale, built from facts of the match.
     pub match_reason: String,
+    /// Per-criterion checks (extra field).
+    pub checks: MatchChecks,
 }
 
 /// The partner's matching quota after this request (current quarter).
@@ -1120,4 +1124,115 @@ pub struct QuotaResponse {
 pub struct HealthResponse {
     /// Always `ok`.
     pub status: String,
+}
+
+/// Source of a grant fact: stated by the catalogue record, read from the programme's
+/// text, or derived from the nearest labelled programmes (embeddings).
+#[derive(ToSchema, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FactSource {
+    Labelled,
+    Text,
+    Derived,
+}
+
+/// Applicant type (Förderdatenbank "Förderberechtigte").
+#[derive(ToSchema, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplicantTypeValue {
+    Company,
+    Founder,
+    Association,
+    Municipality,
+    University,
+    ResearchInstitution,
+    EducationInstitution,
+    PublicInstitution,
+    PrivatePerson,
+}
+
+/// Kind of programme.
+#[derive(ToSchema, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgrammeKindValue {
+    ResearchCall,
+    InvestmentGrant,
+    ProjectGrant,
+    Loan,
+    Guarantee,
+    Equity,
+    Advisory,
+    PrizeScholarship,
+    Infrastructure,
+}
+
+/// Who may apply, with source and evidence (the sentence it was read from, or the
+/// nearest labelled programmes).
+#[derive(ToSchema, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApplicantFact {
+    pub value: Vec<ApplicantTypeValue>,
+    pub source: FactSource,
+    pub evidence: Option<String>,
+}
+
+#[derive(ToSchema, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindFact {
+    pub value: ProgrammeKindValue,
+    pub source: FactSource,
+    pub evidence: Option<String>,
+}
+
+#[derive(ToSchema, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoolFact {
+    pub value: bool,
+    pub source: FactSource,
+    pub evidence: Option<String>,
+}
+
+/// Source of the grant's areas and target groups.
+#[derive(ToSchema, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelsFact {
+    pub source: FactSource,
+    pub evidence: Option<String>,
+}
+
+/// Facts the engine knows about a grant (extra field of the detail), each with source
+/// and evidence; `null` where nothing says.
+#[derive(ToSchema, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GrantFactsView {
+    #[schema(required = true)]
+    pub applicant_types: Option<ApplicantFact>,
+    pub programme_kind: KindFact,
+    #[schema(required = true)]
+    pub sme_only: Option<BoolFact>,
+    #[schema(required = true)]
+    pub non_profit_only: Option<BoolFact>,
+    pub labels: LabelsFact,
+}
+
+/// Outcome of one criterion of a match.
+#[derive(ToSchema, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckOutcome {
+    Pass,
+    Fail,
+    Unknown,
+}
+
+/// Per-criterion checks of a match (extra field): `pass`/`fail` only on facts stated
+/// by the record or read from the programme text.
+#[derive(ToSchema, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchChecks {
+    pub region: CheckOutcome,
+    pub applicant: CheckOutcome,
+    pub non_profit: CheckOutcome,
+    pub funding_type: CheckOutcome,
+    pub deadline: CheckOutcome,
+    pub budget: CheckOutcome,
 }

@@ -272,9 +272,9 @@ fn profile(description: &str, extra: Value) -> Value {
 
 fn band(score: u64) -> &'static str {
     match score {
-        70.. => "very_suitable",
-        50..=69 => "partially_suitable",
-        30..=49 => "conditionally_suitable",
+        90.. => "very_suitable",
+        70..=89 => "partially_suitable",
+        50..=69 => "conditionally_suitable",
         _ => "not_suitable",
     }
 }

@@ -1,0 +1,278 @@
+//! Who may apply, read from a programme's own texts.
+//!
+//! Förderdatenbank teasers address the applicant: "Wenn Sie als Kommune …",
+//! "Als Unternehmen der Sicherheits- und Verteidigungswirtschaft können Sie …"; full
+//! texts have sentences such as "Antragsberechtigt sind …". The rules read the noun
+//! phrases after "als" in the conditional clause (up to "können Sie"), then a possessive
+//! ("für Ihr Unternehmen", "Ihre private Immobilie"), then an explicit applicant
+//! sentence. Each hit keeps the sentence it was read from.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::lexicon::{applicant_words, ApplicantType};
+
+/// Applicant types read from a text, with the sentence they were read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextApplicants {
+    pub types: Vec<ApplicantType>,
+    pub sentence: String,
+}
+
+fn re(p: &str) -> Regex {
+    Regex::new(p).expect("valid applicant pattern")
+}
+
+/// A sentence that addresses the applicant.
+fn addressing() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        re(r"\b(Wenn|Sofern|Falls|Soweit) (Sie|Ihnen|Ihr)\b|^Als\b|\b(können|kann) Sie als\b|\bSie können als\b")
+    })
+}
+
+/// The main clause that ends the condition ("…, können Sie …").
+fn main_clause() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        re(r",\s*(können|kann|erhalten|bekommen|wird|werden|unterstützt|fördert|gewährt|bietet)\b|\bkönnen Sie\b")
+    })
+}
+
+/// Possessives that name the applicant's own organisation or property.
+fn possessive() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        re(r"\b[Ii]hr(e|en|em|er|es)? (eigenes? )?(Unternehmen|Betriebs?|Firma|Praxis|Kommune|Gemeinde|Stadt|Vereins?|Hochschule|Schule|Unternehmens)\b")
+    })
+}
+
+/// Situations that make the applicant a private person or a founder.
+fn situation() -> &'static [(Regex, &'static [ApplicantType])] {
+    use ApplicantType::*;
+    static R: OnceLock<Vec<(Regex, &'static [ApplicantType])>> = OnceLock::new();
+    R.get_or_init(|| {
+        vec![
+            (
+                re(r"\b(sich selbst(st)?ändig machen|ein Unternehmen gründen|eine Existenz gründen|ein Unternehmen übernehmen|Ihr(e|en)? (Gründung|Existenzgründung|Geschäftsidee))"),
+                &[Founder, Company][..],
+            ),
+            (
+                re(r"\b([Ii]hre?n? (private[nr]?|selbstgenutzte[nr]?|eigene[nr]?) (Immobilie|Wohnung|Wohnraum|Haus|Eigenheim|Wohneigentum)|selbstgenutzte[nmr]? Wohn|\bstudieren\b|Ihr(em|es)? Studium|promovieren\b)"),
+                &[PrivatePerson][..],
+            ),
+            (
+                re(r"\b([Ii]hr(e|en|em)? (landwirtschaftlichen?|forstwirtschaftlichen?) (Betrieb|Flächen)|auf Ihrem (Acker|Grünland|Betrieb))"),
+                &[Company][..],
+            ),
+        ]
+    })
+}
+
+/// An explicit applicant sentence of a full text.
+fn entitled() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        re(r"(?i)(antragsberechtigt sind|antragsberechtigt:|antrag stellen können|anträge stellen können|zuwendungsempfänger(innen)? sind|zuwendungsempfangende sind|gefördert werden können|förderberechtigt sind|wer wird gefördert\??:?)")
+    })
+}
+
+/// Words that end the noun phrase after "als".
+const STOP: &[&str] = &[
+    "in", "im", "an", "am", "auf", "mit", "für", "zur", "zum", "bei", "durch", "über", "unter",
+    "die", "das", "den", "dem", "ein", "eine", "einen", "einem", "einer", "ihr", "ihre", "ihren",
+    "ihrem", "ihrer", "ihres", "sich", "bis", "nach", "vor", "aus", "neue", "neuen", "eigene",
+    "ihnen", "als", "können", "kann", "wollen", "möchten", "planen", "sind", "tätig", "nicht",
+];
+
+/// The sentences of a text (split after . ! ? followed by a space or line break).
+pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        let end_mark = matches!(b, b'.' | b'!' | b'?') || b == b'\n';
+        let next_space = bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
+        if end_mark && next_space {
+            // "z. B." and "bzw." are not sentence ends: require a longer previous word.
+            let word_start = text[..i]
+                .rfind(|c: char| c.is_whitespace())
+                .map_or(0, |p| p + 1);
+            let word = &text[word_start..i];
+            if b == b'.'
+                && (word.chars().count() <= 2
+                    || matches!(
+                        word,
+                        "bzw" | "ggf" | "ca" | "vgl" | "Nr" | "inkl" | "max" | "mind"
+                    ))
+            {
+                continue;
+            }
+            out.push(text[start..=i].trim());
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(text[start..].trim());
+    }
+    out.into_iter().filter(|s| !s.is_empty())
+}
+
+/// The noun phrases after each "als" of a clause ("als Kommune oder Unternehmen",
+/// "als kleines oder mittleres Unternehmen (KMU)").
+fn als_phrases(clause: &str) -> Vec<String> {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !w.eq_ignore_ascii_case("als") {
+            continue;
+        }
+        let mut phrase = Vec::new();
+        for w in &words[i + 1..] {
+            let bare = w
+                .trim_matches(|c: char| ",;:()„“\"".contains(c))
+                .to_lowercase();
+            if STOP.contains(&bare.as_str()) {
+                break;
+            }
+            phrase.push(*w);
+            if phrase.len() >= 12 {
+                break;
+            }
+        }
+        if !phrase.is_empty() {
+            out.push(phrase.join(" "));
+        }
+    }
+    out
+}
+
+/// Reads the applicant types of a teaser or full text; `None` when the text does not
+/// say who may apply.
+pub fn read(text: &str) -> Option<TextApplicants> {
+    let mut possessive_hit = None;
+    for sentence in sentences(text) {
+        if addressing().is_match(sentence) {
+            let clause = main_clause()
+                .find(sentence)
+                .map_or(sentence, |m| &sentence[..m.start()]);
+            let mut types: Vec<ApplicantType> = Vec::new();
+            for phrase in als_phrases(clause) {
+                for t in applicant_words(&phrase) {
+                    if !types.contains(&t) {
+                        types.push(t);
+                    }
+                }
+            }
+            if types.is_empty() {
+                for (rx, ts) in situation() {
+                    if rx.is_match(clause) {
+                        types.extend(ts.iter().copied());
+                    }
+                }
+            }
+            if !types.is_empty() {
+                types.sort();
+                types.dedup();
+                return Some(TextApplicants {
+                    types,
+                    sentence: sentence.to_string(),
+                });
+            }
+            if possessive_hit.is_none() {
+                if let Some(m) = possessive().captures(clause) {
+                    let types = applicant_words(&m[3]);
+                    if !types.is_empty() {
+                        possessive_hit = Some(TextApplicants {
+                            types,
+                            sentence: sentence.to_string(),
+                        });
+                    }
+                }
+            }
+        }
+        if let Some(m) = entitled().find(sentence) {
+            let rest = &sentence[m.end()..];
+            let types = applicant_words(rest);
+            if !types.is_empty() {
+                return Some(TextApplicants {
+                    types,
+                    sentence: sentence.to_string(),
+                });
+            }
+        }
+    }
+    possessive_hit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApplicantType::*;
+    use super::*;
+
+    fn types(t: &str) -> Vec<ApplicantType> {
+        read(t).map(|r| r.types).unwrap_or_default()
+    }
+
+    /// Real teasers of the Förderdatenbank.
+    #[test]
+    fn teasers() {
+        assert_eq!(
+            types("Wenn Sie als kleines oder mittleres Unternehmen (KMU) an einer Messe, Ausstellung und vergleichbaren Veranstaltung im Ausland teilnehmen möchten, um neue Absatzmärkte zu erschließen, können Sie unter bestimmten Bedingungen einen Zuschuss erhalten."),
+            vec![Company]
+        );
+        assert_eq!(
+            types("Wenn Sie als Kommune oder Unternehmen in verkehrswichtige Anlagen für den Rad- und/oder Fußverkehr investieren, können Sie unter bestimmten Voraussetzungen einen Zuschuss bekommen."),
+            vec![Company, Municipality]
+        );
+        assert_eq!(
+            types("Wenn Sie sich als Hochschule an europäischen Forschungsprojekten beteiligen wollen, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![University]
+        );
+        assert_eq!(
+            types("Wenn Sie als Stadt- und Landkreis die Angebote der sozialpsychiatrischen Dienste ausbauen, können Sie unter bestimmten Voraussetzungen einen Zuschuss bekommen."),
+            vec![Municipality]
+        );
+        assert_eq!(
+            types("Als Unternehmen der Sicherheits- und Verteidigungswirtschaft können Sie unter bestimmten Voraussetzungen Unterstützung bei der Erschließung von Auslandsmärkten erhalten."),
+            vec![Company]
+        );
+        assert_eq!(
+            types("Wenn Sie Ausbildungswillige aus Ländern außerhalb der EU für Ihr Unternehmen gewinnen wollen, können Sie unter bestimmte Voraussetzungen einen Zuschuss erhalten."),
+            vec![Company]
+        );
+        assert_eq!(
+            types("Wenn Sie Humanmedizin studieren und nach Ihrer Weiterbildung zur Fachärztin oder zum Facharzt im ländlichen Raum hausärztlich tätig werden, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![PrivatePerson]
+        );
+        assert_eq!(
+            types("Wenn Sie als Verein oder Verband ein Projekt für mehr bürgerschaftliches Engagement in Ihrer Region planen, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![Association]
+        );
+        assert_eq!(
+            types("Wenn Sie sich selbstständig machen wollen und Ihnen die nötigen Sicherheiten für ein Bankdarlehen fehlen, können Sie unter bestimmten Voraussetzungen eine Bürgschaft erhalten."),
+            vec![Company, Founder]
+        );
+        // The teaser says what is funded, not who applies: unknown.
+        assert_eq!(
+            types("Wenn Sie Maßnahmen planen, um städtebauliche Missstände und Mängel zu beseitigen, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![]
+        );
+        assert_eq!(
+            types("Wenn Sie Auszubildende für den Pflegeberuf in Drittstaaten anwerben und vorbereiten, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn the_sentence_is_the_evidence() {
+        let t = "Das Land fördert Vorhaben. Antragsberechtigt sind Gemeinden und Landkreise. Weitere Hinweise folgen.";
+        let r = read(t).unwrap();
+        assert_eq!(r.types, vec![Municipality]);
+        assert_eq!(
+            r.sentence,
+            "Antragsberechtigt sind Gemeinden und Landkreise."
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! What kind of programme a grant is, and its terms (SMEs only, non-profit only), read
+//! from the grant type, the title and the texts.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Grant, GrantType};
+
+use super::applicants::sentences;
+
+/// Kind of programme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgrammeKind {
+    ResearchCall,
+    InvestmentGrant,
+    ProjectGrant,
+    Loan,
+    Guarantee,
+    Equity,
+    Advisory,
+    PrizeScholarship,
+    Infrastructure,
+}
+
+impl ProgrammeKind {
+    pub const ALL: [ProgrammeKind; 9] = [
+        Self::ResearchCall,
+        Self::InvestmentGrant,
+        Self::ProjectGrant,
+        Self::Loan,
+        Self::Guarantee,
+        Self::Equity,
+        Self::Advisory,
+        Self::PrizeScholarship,
+        Self::Infrastructure,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ResearchCall => "research_call",
+            Self::InvestmentGrant => "investment_grant",
+            Self::ProjectGrant => "project_grant",
+            Self::Loan => "loan",
+            Self::Guarantee => "guarantee",
+            Self::Equity => "equity",
+            Self::Advisory => "advisory",
+            Self::PrizeScholarship => "prize_scholarship",
+            Self::Infrastructure => "infrastructure",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    pub fn label_de(self) -> &'static str {
+        match self {
+            Self::ResearchCall => "Forschungs- und Innovationsförderung",
+            Self::InvestmentGrant => "Investitionszuschuss",
+            Self::ProjectGrant => "Projekt- oder Betriebskostenzuschuss",
+            Self::Loan => "Darlehen",
+            Self::Guarantee => "Bürgschaft",
+            Self::Equity => "Beteiligung",
+            Self::Advisory => "Beratungsförderung",
+            Self::PrizeScholarship => "Preis oder Stipendium",
+            Self::Infrastructure => "Infrastrukturförderung",
+        }
+    }
+
+    pub fn label_en(self) -> &'static str {
+        match self {
+            Self::ResearchCall => "research and innovation funding",
+            Self::InvestmentGrant => "investment grant",
+            Self::ProjectGrant => "project or operating grant",
+            Self::Loan => "loan",
+            Self::Guarantee => "guarantee",
+            Self::Equity => "equity",
+            Self::Advisory => "advisory funding",
+            Self::PrizeScholarship => "prize or scholarship",
+            Self::Infrastructure => "infrastructure funding",
+        }
+    }
+}
+
+/// A fact read from a text: the value and the sentence (or field) it was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Read<T> {
+    pub value: T,
+    /// `None` when the value comes from a structured field (the grant type).
+    pub sentence: Option<String>,
+}
+
+fn re(p: &str) -> Regex {
+    Regex::new(&format!("(?i){p}")).expect("valid kind pattern")
+}
+
+/// Subsidy kinds by the words of title and texts, in order of precedence.
+fn subsidy_rules() -> &'static [(ProgrammeKind, Regex)] {
+    use ProgrammeKind::*;
+    static R: OnceLock<Vec<(ProgrammeKind, Regex)>> = OnceLock::new();
+    R.get_or_init(|| {
+        vec![
+            (
+                PrizeScholarship,
+                re(r"\bpreis(es|e)?\b|preisverleihung|award|wettbewerb|stipendi|auszeichnung|förderpreis|innovationspreis"),
+            ),
+            (
+                Advisory,
+                re(r"beratung(en|s)?\b|beratungsförder|coaching|\bberater|beratungsleistung|beratungsgutschein|gutschein|consulting"),
+            ),
+            (
+                ResearchCall,
+                re(r"forschung|entwicklungsvorhaben|entwicklungsprojekt|\bf(u|&)e\b|\bfue\b|verbundvorhaben|verbundprojekt|zum thema|themenfeld|wissenschaft|innovationsvorhaben|innovationsprojekt|machbarkeitsstudie|pilotvorhaben|demonstrationsvorhaben|technologieentwicklung|horizon|erforsch"),
+            ),
+            (
+                Infrastructure,
+                re(r"infrastruktur|breitband|gigabit|radweg|radverkehr|straßenbau|gemeindestraß|abwasser|wasserversorgung|städtebau|dorferneuerung|dorfentwicklung|stadterneuerung|sportstätte|schwimmbad|bushaltestell|öpnv|hochwasserschutz|kläranlage|schulbau|schulgebäude|kitaausbau|kita-ausbau|ganztagsausbau|krankenhausinvest|bahnhof|hafen"),
+            ),
+            (
+                InvestmentGrant,
+                re(r"investition|investieren|anschaffung|anschaffen|modernisier|sanier|neubau|errichtung|errichten|ausstattung|maschinen|anlagen\b|erwerb|kauf von|umbau|ausbau"),
+            ),
+        ]
+    })
+}
+
+/// The kind of a grant: loans, guarantees and equity from the grant type; subsidies by
+/// the first rule that matches the title, then the first rule that matches a sentence of
+/// the short description, else a project or operating grant.
+pub fn kind(grant: &Grant) -> Read<ProgrammeKind> {
+    let fixed = match grant.grant_type {
+        GrantType::Loan => Some(ProgrammeKind::Loan),
+        GrantType::Guarantee => Some(ProgrammeKind::Guarantee),
+        GrantType::Equity => Some(ProgrammeKind::Equity),
+        GrantType::Subsidy => None,
+    };
+    if let Some(value) = fixed {
+        return Read {
+            value,
+            sentence: None,
+        };
+    }
+    for (k, rx) in subsidy_rules() {
+        if rx.is_match(&grant.title) {
+            return Read {
+                value: *k,
+                sentence: Some(grant.title.clone()),
+            };
+        }
+    }
+    if let Some(text) = grant.short_description.as_deref() {
+        for (k, rx) in subsidy_rules() {
+            if let Some(s) = sentences(text).find(|s| rx.is_match(s)) {
+                return Read {
+                    value: *k,
+                    sentence: Some(s.to_string()),
+                };
+            }
+        }
+    }
+    Read {
+        value: ProgrammeKind::ProjectGrant,
+        sentence: None,
+    }
+}
+
+fn sme_rule() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        re(r"\bkmu\b|kleine(s|n|r)? (und|oder|bis) mittler|kleinst- und kleinunternehm|kleinunternehm|kleinstunternehm|mittelständische|höchstens \d+ (beschäftigte|mitarbeit)|weniger als \d+ (beschäftigte|mitarbeit)|\bsmes?\b|small and medium")
+    })
+}
+
+fn non_profit_rule() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| re(r"gemeinnützig|non-?profit|steuerbegünstigte zwecke|mildtätig"))
+}
+
+fn first_sentence(grant: &Grant, rx: &Regex) -> Option<String> {
+    if rx.is_match(&grant.title) {
+        return Some(grant.title.clone());
+    }
+    let text = grant.short_description.as_deref()?;
+    sentences(text).find(|s| rx.is_match(s)).map(str::to_string)
+}
+
+/// "Only SMEs" when the title or short description restricts to KMU (the source field
+/// `company_size` wins when set).
+pub fn sme_only(grant: &Grant) -> Option<Read<bool>> {
+    if let Some(size) = grant.company_size.as_deref() {
+        let value = sme_rule().is_match(size);
+        return Some(Read {
+            value,
+            sentence: None,
+        });
+    }
+    first_sentence(grant, sme_rule()).map(|s| Read {
+        value: true,
+        sentence: Some(s),
+    })
+}
+
+/// "Only non-profit applicants": the source field when set, else when the sentence the
+/// applicants were read from asks for non-profit applicants and names no company.
+pub fn non_profit_only(
+    grant: &Grant,
+    applicants: Option<&super::Fact<Vec<super::ApplicantType>>>,
+) -> Option<Read<bool>> {
+    if let Some(v) = grant.non_profit_only {
+        return Some(Read {
+            value: v,
+            sentence: None,
+        });
+    }
+    let a = applicants.filter(|a| a.source == super::Source::Text)?;
+    let sentence = a.evidence.as_deref()?;
+    (non_profit_rule().is_match(sentence) && !a.value.contains(&super::ApplicantType::Company))
+        .then(|| Read {
+            value: true,
+            sentence: Some(sentence.to_string()),
+        })
+}

@@ -1,0 +1,292 @@
+//! The applicant lexicon shared by grant facts, profile resolution and qualification:
+//! the nine Förderdatenbank applicant types, the words that name them in programme
+//! texts, profiles and prompts, and their eligible entities (legal forms).
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// Who may apply, in the coarse classes of the Förderdatenbank ("Förderberechtigte").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplicantType {
+    Company,
+    Founder,
+    Association,
+    Municipality,
+    University,
+    ResearchInstitution,
+    EducationInstitution,
+    PublicInstitution,
+    PrivatePerson,
+}
+
+impl ApplicantType {
+    pub const ALL: [ApplicantType; 9] = [
+        Self::Company,
+        Self::Founder,
+        Self::Association,
+        Self::Municipality,
+        Self::University,
+        Self::ResearchInstitution,
+        Self::EducationInstitution,
+        Self::PublicInstitution,
+        Self::PrivatePerson,
+    ];
+
+    /// The Förderdatenbank label (German).
+    pub fn label_de(self) -> &'static str {
+        match self {
+            Self::Company => "Unternehmen",
+            Self::Founder => "Existenzgründer/in",
+            Self::Association => "Verband/Vereinigung",
+            Self::Municipality => "Kommune",
+            Self::University => "Hochschule",
+            Self::ResearchInstitution => "Forschungseinrichtung",
+            Self::EducationInstitution => "Bildungseinrichtung",
+            Self::PublicInstitution => "Öffentliche Einrichtung",
+            Self::PrivatePerson => "Privatperson",
+        }
+    }
+
+    pub fn label_en(self) -> &'static str {
+        match self {
+            Self::Company => "companies",
+            Self::Founder => "founders",
+            Self::Association => "associations",
+            Self::Municipality => "municipalities",
+            Self::University => "universities",
+            Self::ResearchInstitution => "research institutions",
+            Self::EducationInstitution => "educational institutions",
+            Self::PublicInstitution => "public institutions",
+            Self::PrivatePerson => "private individuals",
+        }
+    }
+
+    /// Plural German noun for reasons ("Kommunen", "Vereine und Verbände").
+    pub fn plural_de(self) -> &'static str {
+        match self {
+            Self::Company => "Unternehmen",
+            Self::Founder => "Gründerinnen und Gründer",
+            Self::Association => "Vereine und Verbände",
+            Self::Municipality => "Kommunen",
+            Self::University => "Hochschulen",
+            Self::ResearchInstitution => "Forschungseinrichtungen",
+            Self::EducationInstitution => "Bildungseinrichtungen",
+            Self::PublicInstitution => "öffentliche Einrichtungen",
+            Self::PrivatePerson => "Privatpersonen",
+        }
+    }
+
+    /// Code of the matching target group in the shipped vocabulary.
+    pub fn target_group_code(self) -> &'static str {
+        match self {
+            Self::Company => "unternehmen",
+            Self::Founder => "existenzgruenderin",
+            Self::Association => "verband_vereinigung",
+            Self::Municipality => "kommune",
+            Self::University => "hochschule",
+            Self::ResearchInstitution => "forschungseinrichtung",
+            Self::EducationInstitution => "bildungseinrichtung",
+            Self::PublicInstitution => "oeffentliche_einrichtung",
+            Self::PrivatePerson => "privatperson",
+        }
+    }
+
+    /// Codes of the eligible entities (legal forms) an applicant type stands for; the
+    /// same table turns the source's labels into entities (`scripts/build_fixtures.py`).
+    pub fn entity_codes(self) -> &'static [&'static str] {
+        match self {
+            Self::Company => &[
+                "gmbh",
+                "ug",
+                "ag",
+                "eg",
+                "gbr",
+                "ohg",
+                "kg",
+                "gmbh_co_kg",
+                "partg",
+                "einzelunternehmen",
+                "freiberufler",
+            ],
+            Self::Founder => &["einzelunternehmen", "freiberufler", "gmbh", "ug", "gbr"],
+            Self::Association => &["ev"],
+            Self::Municipality => &["kommune"],
+            Self::University => &["hochschule"],
+            Self::ResearchInstitution => &["forschungseinrichtung"],
+            Self::EducationInstitution => &["bildungseinrichtung"],
+            Self::PublicInstitution => &["kdoer", "aoer", "stiftung_oeffentlich"],
+            Self::PrivatePerson => &["privatperson"],
+        }
+    }
+
+    /// The applicant type a legal form (entity code) belongs to, for reading the
+    /// entities of a record back as applicant types and for profiles.
+    pub fn of_entity_code(code: &str) -> Option<ApplicantType> {
+        Some(match code {
+            "gmbh" | "ug" | "ag" | "eg" | "gbr" | "ohg" | "kg" | "gmbh_co_kg" | "partg"
+            | "einzelunternehmen" | "freiberufler" => Self::Company,
+            "ev" | "nev" | "ggmbh" | "stiftung_privat" => Self::Association,
+            "kommune" => Self::Municipality,
+            "hochschule" => Self::University,
+            "forschungseinrichtung" => Self::ResearchInstitution,
+            "bildungseinrichtung" => Self::EducationInstitution,
+            "kdoer" | "aoer" | "stiftung_oeffentlich" => Self::PublicInstitution,
+            "privatperson" => Self::PrivatePerson,
+            _ => return None,
+        })
+    }
+
+    /// Parses a label, code or common alias as partners send it ("Unternehmen", "KMU",
+    /// "Verband/Vereinigung", "Start-up", "company", "association" …). Exact words only:
+    /// free text goes through [`applicant_words`].
+    pub fn parse(value: &str) -> Option<ApplicantType> {
+        let v = crate::text::fold_name(value);
+        let v = v.trim();
+        Self::ALL
+            .into_iter()
+            .find(|t| {
+                crate::text::fold_name(t.label_de()) == v
+                    || t.target_group_code() == v.replace(' ', "_")
+                    || crate::text::fold_name(t.label_en()) == v
+            })
+            .or_else(|| {
+                let words = applicant_words(value);
+                (words.len() == 1 || (words.len() == 2 && words.contains(&Self::Founder))).then(
+                    || {
+                        if words.contains(&Self::Founder) {
+                            Self::Founder
+                        } else {
+                            words[0]
+                        }
+                    },
+                )
+            })
+    }
+}
+
+struct Rule {
+    rx: Regex,
+    types: &'static [ApplicantType],
+}
+
+/// Word rules, case-insensitive, over German and English applicant words.
+fn rules() -> &'static [Rule] {
+    use ApplicantType::*;
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let table: &[(&str, &'static [ApplicantType])] = &[
+            (r"\bggmbh\b|gemeinnützige gmbh", &[Association, Company]),
+            (
+                r"existenzgründ|gründer|gründungswillig|gründungsteam|start-?ups?\b|jungunternehm|\bfounders?\b|\bnew business",
+                &[Founder, Company],
+            ),
+            (
+                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
+                &[Company],
+            ),
+            (
+                r"verein(e|en|s)?\b|vereins|verband|verbände|vereinigung|\be\. ?v\.|träger der freien|freie träger|freien trägern?|wohlfahrt|initiative|stiftung|nichtregierungsorganisation|\bngos?\b|organisationen|gemeinnützige organisation|kirche|religionsgemeinschaft|sportbund|\bassociation|\bclub|\bcharit|non-?profit organi[sz]ation|\bfoundation|\bnon-governmental",
+                &[Association],
+            ),
+            (
+                r"kommun|gemeinde|städte\b|städten\b|\bstadt\b|\bstädte|stadt-|landkreis|\bkreise?\b|zweckverb|gebietskörperschaft|\bbezirk|\bmunicipal|\bcit(y|ies)\b|\bdistricts?\b|local authorit",
+                &[Municipality],
+            ),
+            (
+                r"hochschul|universit|fachhochschul",
+                &[University],
+            ),
+            (
+                r"forschungseinricht|forschungsinstitut|forschungsorganisation|forschungszentr|wissenschaftseinricht|wissenschaftlich(e|en) einricht|\binstitute?\b|\binstituten?\b|forschende|wissenschaftler|forscher|research (institut|organi[sz]ation|centre|center)|researchers?\b",
+                &[ResearchInstitution],
+            ),
+            (
+                r"(?:^|[^h])schulen?\b|schulträger|bildungseinricht|bildungsträger|bildungsstätte|volkshochschul|weiterbildungseinricht|\bkitas?\b|kindertages|bildungswerk|\bschools?\b|education(al)? (institution|provider)",
+                &[EducationInstitution],
+            ),
+            (
+                r"öffentliche[nr]? (einrichtung|träger|stelle)|körperschaft(en)? des öffentlichen|anstalt(en)? des öffentlichen|behörde|landesbetrieb|öffentlich-rechtlich|public (bod|institution|authorit)",
+                &[PublicInstitution],
+            ),
+            (
+                r"privatperson|\bbürger|eigentümer|\bmieter|\bstudent|studierend|schüler|auszubildend|privathaushalt|natürliche person|\beltern\b|künstler|promovierend|doktorand|bauherr|hausbesitzer|private (person|individual)|\bhomeowner|\bindividuals?\b|\bpupils?\b|\bartists?\b",
+                &[PrivatePerson],
+            ),
+        ];
+        table
+            .iter()
+            .map(|(p, types)| Rule {
+                rx: Regex::new(&format!("(?i){p}")).expect("valid applicant rule"),
+                types,
+            })
+            .collect()
+    })
+}
+
+/// Applicant types named in a short phrase (an "als …" phrase of a teaser, a value of
+/// `eligible_entities`, a list in a prompt), in [`ApplicantType::ALL`] order.
+pub fn applicant_words(phrase: &str) -> Vec<ApplicantType> {
+    let mut out: Vec<ApplicantType> = Vec::new();
+    for rule in rules() {
+        if rule.rx.is_match(phrase) {
+            for &t in rule.types {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApplicantType::*;
+    use super::*;
+
+    #[test]
+    fn words_of_teasers_and_partners() {
+        assert_eq!(
+            applicant_words("kleines oder mittleres Unternehmen (KMU)"),
+            vec![Company]
+        );
+        assert_eq!(
+            applicant_words("Kommune oder Unternehmen"),
+            vec![Company, Municipality]
+        );
+        assert_eq!(applicant_words("Hochschule"), vec![University]);
+        assert_eq!(applicant_words("Verein oder Verband"), vec![Association]);
+        assert_eq!(applicant_words("Stadt- und Landkreis"), vec![Municipality]);
+        assert_eq!(
+            applicant_words("Existenzgründer:in"),
+            vec![Company, Founder]
+        );
+        assert_eq!(applicant_words("Berufsschule"), vec![EducationInstitution]);
+        assert!(applicant_words("Vorhaben").is_empty());
+    }
+
+    #[test]
+    fn parse_partner_values() {
+        assert_eq!(ApplicantType::parse("Unternehmen"), Some(Company));
+        assert_eq!(ApplicantType::parse("KMU"), Some(Company));
+        assert_eq!(ApplicantType::parse("Existenzgründer/in"), Some(Founder));
+        assert_eq!(ApplicantType::parse("Start-up"), Some(Founder));
+        assert_eq!(
+            ApplicantType::parse("Verband/Vereinigung"),
+            Some(Association)
+        );
+        assert_eq!(ApplicantType::parse("association"), Some(Association));
+        assert_eq!(ApplicantType::parse("company"), Some(Company));
+        assert_eq!(
+            ApplicantType::parse("Öffentliche Einrichtung"),
+            Some(PublicInstitution)
+        );
+        assert_eq!(ApplicantType::parse("Freiberufler"), Some(Company));
+        assert_eq!(ApplicantType::parse("Kommunen"), Some(Municipality));
+        assert_eq!(ApplicantType::parse("Quantenphysik"), None);
+    }
+}

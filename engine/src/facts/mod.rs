@@ -1,0 +1,203 @@
+//! Grant facts: who may apply, what kind of programme a grant is and its terms, and the
+//! source of its grant areas and target groups — each fact with its source and evidence.
+//!
+//! Sources, in order of precedence:
+//! - `labelled`: stated by the catalogue record (source labels of a grant marked
+//!   `labelled` or unmarked, the grant type, `company_size`, `non_profit_only`);
+//! - `text`: read from the grant's own texts ([`applicants`], [`kind`]), evidence = the
+//!   sentence;
+//! - `derived`: voted by the nearest labelled grants in embedding space
+//!   ([`neighbours`]), evidence = the nearest of them.
+//!
+//! The facts are computed when a catalogue is loaded ([`derive`]); the import writes the
+//! effective labels of derived grants into the snapshot ([`effective_labels`]).
+
+pub mod applicants;
+pub mod eval;
+pub mod kind;
+pub mod lexicon;
+pub mod neighbours;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::catalogue::{Catalogue, Idx};
+use crate::vectors::GrantVectors;
+
+pub use kind::ProgrammeKind;
+pub use lexicon::{applicant_words, ApplicantType};
+
+/// Where a fact comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Labelled,
+    Text,
+    Derived,
+}
+
+/// A value with its source and evidence (the sentence it was read from, or the nearest
+/// labelled programmes it was voted by).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fact<T> {
+    pub value: T,
+    pub source: Source,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+}
+
+/// Everything the engine knows about one grant beyond its record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrantFacts {
+    /// Who may apply; `None` when nothing says.
+    pub applicants: Option<Fact<Vec<ApplicantType>>>,
+    pub kind: Fact<ProgrammeKind>,
+    /// `Some(true)`: only small and medium-sized enterprises.
+    pub sme_only: Option<Fact<bool>>,
+    /// `Some(true)`: only non-profit applicants.
+    pub non_profit_only: Option<Fact<bool>>,
+    /// Source of the grant areas and target groups of the record.
+    pub labels: Source,
+    /// Nearest labelled programmes (slugs) when `labels` is `derived`.
+    pub label_evidence: Option<String>,
+}
+
+impl GrantFacts {
+    /// `Some(true)` when the type may apply, `Some(false)` when the known applicants
+    /// exclude it, `None` when unknown.
+    pub fn admits(&self, t: ApplicantType) -> Option<bool> {
+        self.applicants.as_ref().map(|f| f.value.contains(&t))
+    }
+}
+
+/// True when the record's labels are the source's own (marked `labelled`, or unmarked).
+pub fn is_labelled(cat: &Catalogue, g: Idx) -> bool {
+    cat.grants[g as usize].classification.as_deref() != Some("derived")
+}
+
+/// The applicant types a record's labels state: target groups named like an applicant
+/// type, plus the types of its eligible entities.
+pub fn labelled_applicants(cat: &Catalogue, g: Idx) -> Vec<ApplicantType> {
+    let mut out: Vec<ApplicantType> = cat
+        .grant_target_groups(g)
+        .iter()
+        .filter_map(|&t| {
+            let code = &cat.target_groups[t as usize].code;
+            ApplicantType::ALL
+                .into_iter()
+                .find(|a| a.target_group_code() == code)
+        })
+        .chain(cat.grant_entities(g).iter().filter_map(|&e| {
+            ApplicantType::of_entity_code(&cat.eligible_entities[e as usize].code)
+        }))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Applicant types read from the grant's texts: short description, description, then
+/// eligibility requirements.
+pub fn text_applicants(cat: &Catalogue, g: Idx) -> Option<Fact<Vec<ApplicantType>>> {
+    let grant = &cat.grants[g as usize];
+    let texts = [
+        grant.short_description.as_deref(),
+        grant.description.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .chain(grant.eligibility_requirements.iter().map(String::as_str));
+    texts.into_iter().find_map(applicants::read).map(|r| Fact {
+        value: r.types,
+        source: Source::Text,
+        evidence: Some(r.sentence),
+    })
+}
+
+/// Facts of grant `g` as if it had no labels of its own: text first, then the vote of
+/// its nearest labelled neighbours (never itself). Used for derived grants and by the
+/// leave-one-out evaluation.
+pub fn predicted_applicants(
+    cat: &Catalogue,
+    near: Option<&neighbours::Neighbours>,
+    g: Idx,
+) -> Option<Fact<Vec<ApplicantType>>> {
+    text_applicants(cat, g).or_else(|| {
+        let near = near?;
+        let types = near.vote(|o| labelled_applicants(cat, o));
+        (!types.is_empty()).then(|| Fact {
+            value: types,
+            source: Source::Derived,
+            evidence: Some(near.evidence(cat)),
+        })
+    })
+}
+
+fn facts_of(
+    cat: &Catalogue,
+    vectors: Option<&GrantVectors>,
+    labelled: &[Idx],
+    g: Idx,
+) -> GrantFacts {
+    let grant = &cat.grants[g as usize];
+    let own = is_labelled(cat, g);
+    let near = (!own)
+        .then(|| vectors.map(|v| neighbours::Neighbours::of(v, labelled, g)))
+        .flatten()
+        .filter(|n| !n.is_empty());
+    let applicants = if own {
+        let types = labelled_applicants(cat, g);
+        if types.is_empty() {
+            text_applicants(cat, g)
+        } else {
+            Some(Fact {
+                value: types,
+                source: Source::Labelled,
+                evidence: None,
+            })
+        }
+    } else {
+        predicted_applicants(cat, near.as_ref(), g)
+    };
+    let k = kind::kind(grant);
+    let read = |r: kind::Read<bool>| Fact {
+        value: r.value,
+        source: if r.sentence.is_some() {
+            Source::Text
+        } else {
+            Source::Labelled
+        },
+        evidence: r.sentence,
+    };
+    let non_profit_only = kind::non_profit_only(grant, applicants.as_ref()).map(read);
+    GrantFacts {
+        kind: Fact {
+            value: k.value,
+            source: if k.sentence.is_some() {
+                Source::Text
+            } else {
+                Source::Labelled
+            },
+            evidence: k.sentence,
+        },
+        sme_only: kind::sme_only(grant).map(read),
+        non_profit_only,
+        applicants,
+        labels: if own {
+            Source::Labelled
+        } else {
+            Source::Derived
+        },
+        label_evidence: near.map(|n| n.evidence(cat)),
+    }
+}
+
+/// The facts of every grant (catalogue order). Without vectors, derived grants get only
+/// what their texts say.
+pub fn derive(cat: &Catalogue, vectors: Option<&GrantVectors>) -> Vec<GrantFacts> {
+    let labelled = neighbours::labelled(cat);
+    (0..cat.grants.len() as Idx)
+        .into_par_iter()
+        .map(|g| facts_of(cat, vectors, &labelled, g))
+        .collect()
+}
