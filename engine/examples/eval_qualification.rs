@@ -191,6 +191,18 @@ fn qualification_v2(engine: &Engine, embedder: &Embedder) {
         let out = qualify(engine, embedder, &prompt, &ids).expect("qualify");
         let decided: std::collections::HashMap<Idx, bool> =
             out.iter().map(|(g, q)| (*g, q.qualified)).collect();
+        // QUAL_DEBUG=P3 prints the reading and the tuning-half errors of one prompt.
+        if std::env::var("QUAL_DEBUG").ok().as_deref() == p["id"].as_str() {
+            println!("{}", serde_json::to_string_pretty(&prompt).unwrap());
+            for ((i, g), (_, q)) in items.iter().zip(&ids).zip(&out) {
+                if i["split"] == "tune" && i["qualified"].as_bool() != Some(q.qualified) {
+                    println!(
+                        "  miss {} truth={}: {}",
+                        cat.grants[*g as usize].slug, i["qualified"], q.reasoning
+                    );
+                }
+            }
+        }
         for split in ["tune", "heldout"] {
             let (mut tp, mut fp, mut fn_, mut n, mut truth_n, mut sys_n) = (0, 0, 0, 0, 0, 0);
             for (i, g) in items.iter().zip(&ids) {

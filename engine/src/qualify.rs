@@ -53,18 +53,25 @@ use uuid::Uuid;
 use crate::catalogue::{Catalogue, Idx};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
+use crate::facts::{applicant_words, ApplicantType, ProgrammeKind, Source};
 use crate::model::{Grant, GrantType, RegionType};
 use crate::text::{analyze, fold_name};
 use crate::vectors::{dot, passage_text, GrantVectors};
 use crate::Engine;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 2;
+pub const METHOD_VERSION: u32 = 3;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
 /// z-score of the topic similarity that qualifies with a keyword hit (≈ top 30 %).
 pub const TOPIC_Z_WEAK: f32 = 0.5;
+/// z-score of the topic similarity that qualifies when the programme states that the
+/// prompt's users may apply.
+pub const TOPIC_Z_CONFIRMED: f32 = 0.0;
+/// z-score of the similarity to one list item of the prompt ("Radwege") that fits the
+/// topic on its own.
+pub const TOPIC_ITEM_Z: f32 = 2.5;
 /// A topic word found in more than this share of the catalogue's grants ("Projekt",
 /// "Förderung", "Unternehmen") is no evidence of the topic and counts as no keyword hit.
 pub const MAX_KEYWORD_SHARE: f32 = 0.10;
@@ -72,22 +79,13 @@ pub const MAX_KEYWORD_SHARE: f32 = 0.10;
 pub const CATEGORY_Z_STRONG: f32 = 1.75;
 /// z-score that assigns a category together with a keyword in the full text.
 pub const CATEGORY_Z_WEAK: f32 = 0.75;
+/// [`CATEGORY_Z_STRONG`] for a category written in English: its similarity to German
+/// programme texts spreads less, and its keywords rarely occur in them.
+pub const CATEGORY_Z_STRONG_EN: f32 = 1.0;
+/// z-score of the similarity to an excluded topic that rules a grant out, when the grant
+/// is also closer to it than to the prompt's own topic.
+pub const EXCLUDED_TOPIC_Z: f32 = 2.0;
 
-/// Eligible-entity codes that are for-profit (or private persons): a non-profit prompt
-/// does not fit a grant open only to these.
-const FOR_PROFIT_CODES: &[&str] = &[
-    "gmbh",
-    "ug",
-    "ag",
-    "gbr",
-    "ohg",
-    "kg",
-    "gmbh_co_kg",
-    "partg",
-    "einzelunternehmen",
-    "freiberufler",
-    "privatperson",
-];
 /// Company forms meant by "KMU", "Unternehmen", "Start-ups", ...
 const COMPANY_CODES: &[&str] = &[
     "gmbh",
@@ -173,6 +171,52 @@ const MODIFIER_REACH: usize = 6;
 
 /// Words that carry no topic ("Programme, die ... nutzen können").
 const FILLER_WORDS: &[&str] = &[
+    "plattform",
+    "richtet",
+    "richten",
+    "sich",
+    "qualifiziert",
+    "qualifizieren",
+    "freistaat",
+    "freistaats",
+    "landes",
+    "bundes",
+    "eu",
+    "denen",
+    "selbst",
+    "zuwendungsempfanger",
+    "antragsteller",
+    "zwar",
+    "wir",
+    "vermitteln",
+    "unterstutzt",
+    "unterstutzen",
+    "begleitet",
+    "gefordert",
+    "akzeptiert",
+    "relevant",
+    "platform",
+    "serves",
+    "support",
+    "supports",
+    "qualifies",
+    "programme",
+    "receive",
+    "directly",
+    "itself",
+    "such",
+    "if",
+    "a",
+    "an",
+    "we",
+    "us",
+    "located",
+    "working",
+    "all",
+    "vorhaben",
+    "sitz",
+    "z.",
+    "b.",
     "programm",
     "programme",
     "programmen",
@@ -307,8 +351,26 @@ pub struct QualificationPrompt {
     pub excluded_types: Vec<GrantType>,
     /// `Some(true)` when the users are non-profit ("gemeinnützig").
     pub non_profit: Option<bool>,
-    /// The remaining topic text (empty = none).
+    /// The remaining topic text of the inclusion sentences (empty = none).
     pub topic: String,
+    /// Applicant types the prompt's users are (from its inclusion sentences).
+    #[serde(default)]
+    pub applicant_types: Vec<ApplicantType>,
+    /// Applicant types named only in exclusion sentences ("Programme, die nur
+    /// Unternehmen offenstehen").
+    #[serde(default)]
+    pub excluded_applicant_types: Vec<ApplicantType>,
+    /// Programme kinds ruled out ("Reine Forschungsförderung reicht nicht aus",
+    /// "Stipendien und Preise").
+    #[serde(default)]
+    pub excluded_kinds: Vec<ProgrammeKind>,
+    /// Topics ruled out: the list items of the exclusion sentences.
+    #[serde(default)]
+    pub excluded_topics: Vec<String>,
+    /// The list items of the inclusion sentences ("z. B. Straßen, Radwege und ÖPNV"):
+    /// a programme that serves one of them well fits the topic.
+    #[serde(default)]
+    pub topic_items: Vec<String>,
 }
 
 /// The decision for one grant.
@@ -388,6 +450,7 @@ fn grant_type_of_word(w: &str) -> Option<GrantType> {
         ("equity", GrantType::Equity),
         ("zuschuss", GrantType::Subsidy),
         ("zuschusse", GrantType::Subsidy),
+        ("grants", GrantType::Subsidy),
         ("beihilfe", GrantType::Subsidy),
         ("subvention", GrantType::Subsidy),
         ("subsid", GrantType::Subsidy),
@@ -439,7 +502,8 @@ fn clauses(text: &str) -> Vec<String> {
                     .rev()
                     .take_while(|p| p.is_alphabetic())
                     .count();
-                next_space && run >= 3
+                let closing = i > 0 && matches!(chars[i - 1], ')' | '"' | '“' | '”' | '»');
+                next_space && (run >= 3 || closing)
             }
             _ => false,
         };
@@ -453,6 +517,119 @@ fn clauses(text: &str) -> Vec<String> {
     out
 }
 
+/// True when a clause rules something out: "Nicht qualifiziert sind …", "… sind
+/// ausgeschlossen", "keine …", "reicht nicht aus", "do not qualify", "excluded". The
+/// positive "nicht rückzahlbar" (non-repayable) is no negation.
+fn is_exclusion(clause: &str) -> bool {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let rx = R.get_or_init(|| {
+        regex::Regex::new(r"(?i)\bnicht\b|\bkein(e|en|er|em|es)?\b|ausgeschlossen|ausgenommen|\bausser\b|\baußer\b|\bnot\b|\bno\b|\bexclud|\bnon-qualif|do(es)?n't|\bnever\b|\bnone\b|out of scope|not (relevant|eligible|covered)|ineligible")
+            .expect("valid exclusion pattern")
+    });
+    static POSITIVE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let positive = POSITIVE.get_or_init(|| {
+        regex::Regex::new(r"(?i)nicht[- ]rückzahlbar\w*|non-repayable|not only|nicht nur")
+            .expect("valid pattern")
+    });
+    rx.is_match(&positive.replace_all(clause, " "))
+}
+
+/// Programme kinds named in a clause.
+fn kinds_in(clause: &str) -> Vec<ProgrammeKind> {
+    use ProgrammeKind::*;
+    static R: std::sync::OnceLock<Vec<(regex::Regex, ProgrammeKind)>> = std::sync::OnceLock::new();
+    let rules = R.get_or_init(|| {
+        [
+            (r"forschungsförderung|forschungsprogramm|forschungsvorhaben|forschungsprojekt|\bf&e\b|\bfue\b|reine forschung|research (funding|programmes?|calls?|projects?)|pure research", ResearchCall),
+            (r"stipendi|preise?\b|preisen|auszeichnung|wettbewerb|scholarship|prizes?\b|awards?\b|fellowship", PrizeScholarship),
+            (r"beratungsförderung|beratungsprogramm|coaching|consulting|advisory", Advisory),
+            (r"investitionsförderung|investitionszusch|investment grants?", InvestmentGrant),
+        ]
+        .into_iter()
+        .map(|(p, k)| (regex::Regex::new(&format!("(?i){p}")).expect("valid kind word"), k))
+        .collect()
+    });
+    rules
+        .iter()
+        .filter(|(rx, _)| rx.is_match(clause))
+        .map(|(_, k)| *k)
+        .collect()
+}
+
+/// The list items of an exclusion clause that name topics: split at commas, "oder",
+/// "sowie", "or"; items about regions, applicants, funding types or kinds are left out
+/// (their rules read them).
+fn excluded_topic_items(clause: &str) -> Vec<String> {
+    static SPLIT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let split = SPLIT.get_or_init(|| {
+        regex::Regex::new(r",|\boder\b|\bsowie\b|\bor\b|\bas well as\b|\bz\. ?b\.|\be\.g\.")
+            .expect("valid pattern")
+    });
+    static SKIP: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let skip = SKIP.get_or_init(|| {
+        regex::Regex::new(r"(?i)bundesl(ä|a)nd|länder|\bstates?\b|region|kredit|darlehen|bürgschaft|beteiligung|\bloans?\b|guarantee|equity|zuschüsse|\bgrants\b|qualifiziert|ausgeschlossen|excluded|qualify").expect("valid pattern")
+    });
+    static CUE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let cue = CUE.get_or_init(|| {
+        regex::Regex::new(r"(?i)^\s*(ebenfalls|außerdem|auch|nicht|keine?|ausgeschlossen sind|nicht qualifiziert sind|programme (der|zu|zur|zum|für)|programmes? (for|on|of)|sind|also|not|no)\b").expect("valid pattern")
+    });
+    split
+        .split(clause)
+        .map(|item| {
+            let mut t = item.trim().to_string();
+            while let Some(m) = cue.find(&t) {
+                t = t[m.end()..].trim().to_string();
+            }
+            t.trim_matches(|c: char| !c.is_alphanumeric()).to_string()
+        })
+        .filter(|t| {
+            !t.is_empty()
+                && !skip.is_match(t)
+                // "Landwirtschaft" is a sector (a topic), not the farmers who apply.
+                && (applicant_words(t).is_empty() || t.to_lowercase().contains("wirtschaft"))
+                && kinds_in(t).is_empty()
+                && analyze(t).iter().any(|w| w.len() >= 4)
+        })
+        .collect()
+}
+
+/// The items of the lists of an inclusion clause (at least two items, split at commas,
+/// "und", "oder", "sowie", "and", "or"), without applicant, region and funding words.
+fn topic_list_items(clause: &str) -> Vec<String> {
+    static SPLIT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let split = SPLIT.get_or_init(|| {
+        regex::Regex::new(r",|;|\bund\b|\boder\b|\bsowie\b|\band\b|\bor\b|\bz\. ?b\.|\be\.g\.|\bfor example\b|\betwa\b|:").expect("valid pattern")
+    });
+    static SKIP: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let skip = SKIP.get_or_init(|| {
+        regex::Regex::new(r"(?i)bundesl(ä|a)nd|freistaat|\bstate\b|\bbundes\b|\beu\b|kredit|darlehen|bürgschaft|beteiligung|zuschüss|\bloans?\b|guarantee|equity|\bgrants?\b|qualifi|plattform|platform|programm|relevant").expect("valid pattern")
+    });
+    let items: Vec<String> = split
+        .split(clause)
+        .map(|i| {
+            i.trim()
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_string()
+        })
+        .filter(|t| {
+            !t.is_empty()
+                && !skip.is_match(t)
+                && applicant_words(t).is_empty()
+                && analyze(t)
+                    .iter()
+                    .filter(|w| w.len() >= 4 && !FILLER_WORDS.contains(&w.as_str()))
+                    .count()
+                    >= 1
+                && t.split_whitespace().count() <= 6
+        })
+        .collect();
+    if items.len() >= 2 {
+        items
+    } else {
+        Vec::new()
+    }
+}
+
 fn is_modifier_context(words: &[Word], i: usize, set: &[&str]) -> bool {
     let clause = words[i].clause;
     (i.saturating_sub(MODIFIER_REACH)..i)
@@ -464,13 +641,24 @@ fn is_modifier_context(words: &[Word], i: usize, set: &[&str]) -> bool {
 impl QualificationPrompt {
     /// Reads a prompt: constraints that map onto catalogue facts, plus the topic.
     pub fn parse(cat: &Catalogue, text: &str) -> Self {
-        // Clauses → original tokens → folded words.
-        let mut tokens: Vec<(usize, String)> = Vec::new();
-        for (c, clause) in clauses(text)
+        // Clauses → original tokens → folded words. A clause is an exclusion when it
+        // rules something out, or when it is the list after "Nicht qualifiziert sind:".
+        let clause_texts: Vec<String> = clauses(text)
             .into_iter()
             .filter(|c| !c.trim().is_empty())
-            .enumerate()
-        {
+            .collect();
+        let mut excl: Vec<bool> = clause_texts.iter().map(|c| is_exclusion(c)).collect();
+        for i in 1..clause_texts.len() {
+            let prev = clause_texts[i - 1].trim_end();
+            if excl[i - 1]
+                && prev.split_whitespace().count() <= 6
+                && text.contains(&format!("{prev}:"))
+            {
+                excl[i] = true;
+            }
+        }
+        let mut tokens: Vec<(usize, String)> = Vec::new();
+        for (c, clause) in clause_texts.iter().enumerate() {
             for t in clause.split_whitespace() {
                 tokens.push((c, t.to_string()));
             }
@@ -496,7 +684,13 @@ impl QualificationPrompt {
             let Some(t) = grant_type_of_word(&words[i].folded) else {
                 continue;
             };
-            if is_modifier_context(&words, i, NEGATORS) {
+            let compound_subsidy = t == GrantType::Subsidy
+                && !matches!(
+                    words[i].folded.as_str(),
+                    "zuschuss" | "zuschusse" | "grants" | "grant" | "subsidies"
+                );
+            let in_exclusion = excl[words[i].clause] && !compound_subsidy;
+            if is_modifier_context(&words, i, NEGATORS) || in_exclusion {
                 if !p.excluded_types.contains(&t) {
                     p.excluded_types.push(t);
                 }
@@ -517,7 +711,7 @@ impl QualificationPrompt {
                 || w.folded == "ngo"
                 || w.folded == "ngos"
                 || (w.folded == "non" && next == Some("profit"));
-            if np && !is_modifier_context(&words, i, NEGATORS) {
+            if np && !is_modifier_context(&words, i, NEGATORS) && !excl[w.clause] {
                 p.non_profit = Some(true);
                 consumed[w.token] = true;
                 if w.folded == "non" {
@@ -567,7 +761,7 @@ impl QualificationPrompt {
                     .map(|w| w.folded.as_str())
                     .collect::<Vec<_>>()
                     .join(" ");
-                let negated = is_modifier_context(&words, start, NEGATORS);
+                let negated = is_modifier_context(&words, start, NEGATORS) || excl[span[0].clause];
                 let preposition = start > 0
                     && ["in", "aus", "nach", "within"].contains(&words[start - 1].folded.as_str());
                 let mut hit = false;
@@ -637,11 +831,55 @@ impl QualificationPrompt {
             }
         }
 
+        for (c, clause) in clause_texts.iter().enumerate() {
+            if excl[c] {
+                for t in applicant_words(clause) {
+                    if !p.excluded_applicant_types.contains(&t) {
+                        p.excluded_applicant_types.push(t);
+                    }
+                }
+                for k in kinds_in(clause) {
+                    if !p.excluded_kinds.contains(&k) {
+                        p.excluded_kinds.push(k);
+                    }
+                }
+                let german = crate::profile::text_language(text) == crate::profile::Locale::De;
+                for item in excluded_topic_items(clause)
+                    .into_iter()
+                    // German topics are nouns: an item without one is a verb or filler.
+                    .filter(|i| {
+                        !german
+                            || i.split_whitespace()
+                                .any(|w| w.starts_with(char::is_uppercase))
+                    })
+                {
+                    if !p.excluded_topics.contains(&item) {
+                        p.excluded_topics.push(item);
+                    }
+                }
+            } else {
+                for t in applicant_words(clause) {
+                    if !p.applicant_types.contains(&t) {
+                        p.applicant_types.push(t);
+                    }
+                }
+                for item in topic_list_items(clause) {
+                    if !p.topic_items.contains(&item) {
+                        p.topic_items.push(item);
+                    }
+                }
+            }
+        }
+        p.excluded_types.retain(|t| !p.only_types.contains(t));
+        p.applicant_types.sort();
+        p.excluded_applicant_types
+            .retain(|t| !p.applicant_types.contains(t));
+        p.excluded_applicant_types.sort();
         let topic: Vec<&str> = tokens
             .iter()
             .enumerate()
-            .filter(|(i, (_, t))| {
-                !consumed[*i] && {
+            .filter(|(i, (c, t))| {
+                !consumed[*i] && !excl[*c] && {
                     let f = fold_name(t);
                     !f.is_empty() && !f.split(' ').all(|w| FILLER_WORDS.contains(&w))
                 }
@@ -662,6 +900,10 @@ impl QualificationPrompt {
     pub fn is_empty(&self) -> bool {
         self.regions.is_empty()
             && self.entities.is_empty()
+            && self.applicant_types.is_empty()
+            && self.excluded_applicant_types.is_empty()
+            && self.excluded_kinds.is_empty()
+            && self.excluded_topics.is_empty()
             && self.only_types.is_empty()
             && self.excluded_types.is_empty()
             && self.non_profit.is_none()
@@ -844,45 +1086,88 @@ fn type_rule(grant: &Grant, p: &QualificationPrompt) -> Option<RuleFact> {
     })
 }
 
-fn entity_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
-    if p.entities.is_empty() {
+/// Who may apply, on the grant's facts: with users named, a grant whose stated
+/// applicants (record or programme text) include none of them fails; with only
+/// excluded types named, a grant open only to those fails. Guessed applicants decide
+/// nothing (the topic does).
+fn applicant_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
+    if p.applicant_types.is_empty() && p.excluded_applicant_types.is_empty() {
         return None;
     }
-    let grant = &cat.grants[g as usize];
-    let derived = if grant.classification.as_deref() == Some("derived") {
-        " (aus ähnlichen Programmen abgeleitet)"
-    } else {
-        ""
+    let names = |ts: &[ApplicantType]| -> String {
+        join_de(
+            &ts.iter()
+                .take(4)
+                .map(|t| t.plural_de().to_string())
+                .collect::<Vec<_>>(),
+        )
     };
-    let ents = cat.grant_entities(g);
-    if ents.is_empty() {
+    let Some(fact) = cat.facts(g).applicants.as_ref() else {
         return Some(RuleFact {
             ok: true,
             fact: "zu den Antragsberechtigten liegen keine Angaben vor".into(),
         });
-    }
-    let shared: Vec<String> = ents
-        .iter()
-        .filter(|e| p.entities.contains(e))
-        .map(|&e| cat.eligible_entities[e as usize].name_plural_de.clone())
-        .collect();
-    if shared.is_empty() {
-        let named: Vec<String> = ents
-            .iter()
-            .take(4)
-            .map(|&e| cat.eligible_entities[e as usize].name_plural_de.clone())
-            .collect();
+    };
+    let (source, guessed) = match fact.source {
+        Source::Labelled => ("laut Programmdaten ", false),
+        Source::Text => ("laut Programmtext ", false),
+        Source::Derived => ("", true),
+    };
+    if guessed {
         return Some(RuleFact {
-            ok: false,
-            fact: format!("antragsberechtigt sind {}{derived}", join_de(&named)),
+            ok: true,
+            fact: format!(
+                "die Antragsberechtigten sind nur aus ähnlichen Programmen abgeleitet ({})",
+                names(&fact.value)
+            ),
         });
     }
+    let ok = if p.applicant_types.is_empty() {
+        !fact
+            .value
+            .iter()
+            .all(|t| p.excluded_applicant_types.contains(t))
+    } else {
+        fact.value.iter().any(|t| p.applicant_types.contains(t))
+    };
+    let quote = match (&fact.evidence, fact.source) {
+        (Some(e), Source::Text) if e.chars().count() <= 160 => format!(" („{e}“)"),
+        _ => String::new(),
+    };
     Some(RuleFact {
-        ok: true,
-        fact: format!(
-            "antragsberechtigt sind unter anderem {}{derived}",
-            join_de(&shared[..shared.len().min(3)])
-        ),
+        ok,
+        fact: if ok {
+            format!(
+                "antragsberechtigt sind {source}{}{quote}",
+                names(&fact.value)
+            )
+        } else {
+            format!(
+                "antragsberechtigt sind {source}{}{quote}, nicht {}",
+                names(&fact.value),
+                names(if p.applicant_types.is_empty() {
+                    &p.excluded_applicant_types
+                } else {
+                    &p.applicant_types
+                })
+            )
+        },
+    })
+}
+
+/// Programme kinds the prompt rules out (research calls, prizes and scholarships …).
+fn kind_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
+    if p.excluded_kinds.is_empty() {
+        return None;
+    }
+    let k = cat.facts(g).kind.value;
+    Some(RuleFact {
+        ok: !p.excluded_kinds.contains(&k),
+        fact: if p.excluded_kinds.contains(&k) {
+            format!("es ist eine {}, die ausgeschlossen ist", k.label_de())
+        } else {
+            format!("Programmart {}", k.label_de())
+        },
     })
 }
 
@@ -897,11 +1182,13 @@ fn non_profit_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<R
             fact: "das Programm ist gemeinnützigen Trägern vorbehalten".into(),
         });
     }
-    let ents = cat.grant_entities(g);
-    let only_for_profit = !ents.is_empty()
-        && ents
-            .iter()
-            .all(|&e| FOR_PROFIT_CODES.contains(&cat.eligible_entities[e as usize].code.as_str()));
+    use ApplicantType::{Company, Founder, PrivatePerson};
+    let only_for_profit = cat.facts(g).applicants.as_ref().is_some_and(|f| {
+        f.source != Source::Derived
+            && f.value
+                .iter()
+                .all(|t| matches!(t, Company | Founder | PrivatePerson))
+    });
     Some(if only_for_profit {
         RuleFact {
             ok: false,
@@ -948,27 +1235,91 @@ pub fn qualify(
         let terms = specific;
         Some((Similarity::new(vectors, &q), terms))
     };
+    let mut items = Vec::new();
+    for item in &prompt.topic_items {
+        let vectors = vectors_for(engine, embedder)?;
+        let q = embedder.embed_query(item)?;
+        items.push((item.clone(), Similarity::new(vectors, &q)));
+    }
+    let mut excluded = Vec::new();
+    for item in &prompt.excluded_topics {
+        let vectors = vectors_for(engine, embedder)?;
+        let q = embedder.embed_query(item)?;
+        let mut terms = Vec::new();
+        for t in analyze(item) {
+            if engine.term_share(&t)? <= MAX_KEYWORD_SHARE && !terms.contains(&t) {
+                terms.push(t);
+            }
+        }
+        excluded.push(ExcludedTopic {
+            text: item.clone(),
+            sim: Similarity::new(vectors, &q),
+            terms,
+        });
+    }
     Ok(grant_ids
         .iter()
-        .map(|&g| (g, qualify_one(cat, prompt, topic.as_ref(), g)))
+        .map(|&g| {
+            (
+                g,
+                qualify_one(cat, prompt, topic.as_ref(), &items, &excluded, g),
+            )
+        })
         .collect())
+}
+
+/// A topic the prompt rules out, with its similarity to every grant and its words.
+struct ExcludedTopic {
+    text: String,
+    sim: Similarity,
+    terms: Vec<String>,
+}
+
+/// The excluded topic a grant is about: every specific word of the item in its title,
+/// or a similarity in the catalogue's top few percent that beats the prompt's topic.
+fn excluded_topic<'a>(
+    grant: &Grant,
+    topic: Option<&Similarity>,
+    excluded: &'a [ExcludedTopic],
+    g: Idx,
+) -> Option<&'a ExcludedTopic> {
+    if excluded.is_empty() {
+        return None;
+    }
+    let title: HashSet<String> = analyze(&grant.title).into_iter().collect();
+    excluded.iter().find(|x| {
+        let words = !x.terms.is_empty() && x.terms.iter().all(|t| term_in(t, &title));
+        let closer = topic.is_none_or(|sim| x.sim.cos[g as usize] > sim.cos[g as usize]);
+        words || (x.sim.z(g) >= EXCLUDED_TOPIC_Z && closer)
+    })
 }
 
 fn qualify_one(
     cat: &Catalogue,
     p: &QualificationPrompt,
     topic: Option<&(Similarity, Vec<String>)>,
+    items: &[(String, Similarity)],
+    excluded: &[ExcludedTopic],
     g: Idx,
 ) -> Qualification {
     let grant = &cat.grants[g as usize];
+    let excluded_hit = excluded_topic(grant, topic.map(|(sim, _)| sim), excluded, g);
     let rules: Vec<RuleFact> = [
         region_rule(cat, p, g),
         type_rule(grant, p),
-        entity_rule(cat, p, g),
+        kind_rule(cat, p, g),
+        applicant_rule(cat, p, g),
         non_profit_rule(cat, p, g),
     ]
     .into_iter()
     .flatten()
+    .chain(excluded_hit.map(|x| RuleFact {
+        ok: false,
+        fact: format!(
+            "das Programm gehört zum ausgeschlossenen Thema „{}“",
+            x.text
+        ),
+    }))
     .collect();
     let failed: Vec<&RuleFact> = rules.iter().filter(|r| !r.ok).collect();
 
@@ -981,7 +1332,18 @@ fn qualify_one(
             let (_, all) = grant_terms(grant);
             let hits: Vec<String> = terms.iter().filter(|t| term_in(t, &all)).cloned().collect();
             let z = sim.z(g);
-            let ok = z >= TOPIC_Z_STRONG || (z >= TOPIC_Z_WEAK && !hits.is_empty());
+            // The users' applicant type stated by the programme itself is strong
+            // evidence: then a topic above the catalogue's average suffices.
+            let confirmed = !p.applicant_types.is_empty()
+                && cat.facts(g).applicants.as_ref().is_some_and(|f| {
+                    f.source != Source::Derived
+                        && f.value.iter().any(|t| p.applicant_types.contains(t))
+                });
+            let item = items.iter().find(|(_, s)| s.z(g) >= TOPIC_ITEM_Z);
+            let ok = z >= TOPIC_Z_STRONG
+                || (z >= TOPIC_Z_WEAK && !hits.is_empty())
+                || (confirmed && z >= TOPIC_Z_CONFIRMED)
+                || item.is_some();
             let band = if z >= TOPIC_Z_STRONG {
                 "hoch"
             } else if z >= TOPIC_Z_WEAK {
@@ -989,7 +1351,7 @@ fn qualify_one(
             } else {
                 "gering"
             };
-            let kw = if hits.is_empty() {
+            let mut kw = if hits.is_empty() {
                 "keine Stichwörter des Themas im Programmtext".to_string()
             } else {
                 format!(
@@ -997,11 +1359,24 @@ fn qualify_one(
                     hits.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
                 )
             };
+            if let Some((text, _)) = item {
+                kw.push_str(&format!("; sehr nah am genannten Beispiel „{text}“"));
+            } else if confirmed && z < TOPIC_Z_WEAK && ok {
+                kw.push_str("; die Antragsberechtigung der Nutzer steht im Programm");
+            }
+            let short_topic: String = if p.topic.chars().count() > 80 {
+                format!(
+                    "{} …",
+                    p.topic.chars().take(80).collect::<String>().trim_end()
+                )
+            } else {
+                p.topic.clone()
+            };
             (
                 ok,
                 format!(
                     "Thematische Nähe zu „{}“ {band} (Kosinus {}, ähnlicher als {} % des Katalogs); {kw}.",
-                    p.topic,
+                    short_topic,
                     de(sim.cos[g as usize]),
                     sim.percentile(g)
                 ),
@@ -1052,7 +1427,7 @@ fn category_phrases(c: &CustomCategory) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The text a category is embedded from.
+/// The text a category is embedded from: name, description and keywords.
 pub fn category_text(c: &CustomCategory) -> String {
     let mut t = c.name.clone();
     if let Some(d) = c.description.as_deref().filter(|d| !d.trim().is_empty()) {
@@ -1066,8 +1441,36 @@ pub fn category_text(c: &CustomCategory) -> String {
     t
 }
 
+/// A category ready to assign: its similarity to every grant, its threshold and its
+/// keyword phrases.
+struct PreparedCategory {
+    strong_z: f32,
+    main: Similarity,
+    phrases: Vec<Vec<String>>,
+}
+
+fn prepare_category(
+    embedder: &Embedder,
+    vectors: &GrantVectors,
+    c: &CustomCategory,
+) -> Result<PreparedCategory> {
+    let text = category_text(c);
+    let strong_z = match crate::profile::text_language(&text) {
+        crate::profile::Locale::En => CATEGORY_Z_STRONG_EN,
+        crate::profile::Locale::De => CATEGORY_Z_STRONG,
+    };
+    Ok(PreparedCategory {
+        strong_z,
+        main: Similarity::new(vectors, &embedder.embed_query(&text)?),
+        phrases: category_phrases(c),
+    })
+}
+
 /// Assigns categories to grants (multi-label). Returns the category ids per grant, in
-/// the order of `categories`.
+/// the order of `categories`. A category is assigned at a similarity z ≥
+/// [`CATEGORY_Z_STRONG`] ([`CATEGORY_Z_STRONG_EN`] for English categories) to its text,
+/// when a keyword phrase occurs in the title or short description, or at z ≥
+/// [`CATEGORY_Z_WEAK`] with a keyword phrase in the full text.
 pub fn categorize(
     engine: &Engine,
     embedder: &Embedder,
@@ -1078,28 +1481,30 @@ pub fn categorize(
         return Ok(grant_ids.iter().map(|&g| (g, Vec::new())).collect());
     }
     let vectors = vectors_for(engine, embedder)?;
-    let prepared: Vec<(Similarity, Vec<Vec<String>>)> = categories
+    let prepared: Vec<PreparedCategory> = categories
         .iter()
-        .map(|c| {
-            let q = embedder.embed_query(&category_text(c))?;
-            Ok((Similarity::new(vectors, &q), category_phrases(c)))
-        })
+        .map(|c| prepare_category(embedder, vectors, c))
         .collect::<Result<_>>()?;
     let cat = &engine.catalogue;
     Ok(grant_ids
         .iter()
         .map(|&g| {
-            let (head, all) = grant_terms(&cat.grants[g as usize]);
+            let grant = &cat.grants[g as usize];
+            let (head, all) = grant_terms(grant);
             let ids = categories
                 .iter()
                 .zip(&prepared)
-                .filter(|(_, (sim, phrases))| {
-                    let z = sim.z(g);
-                    let in_head = phrases
+                .filter(|(_, p)| {
+                    let z = p.main.z(g);
+                    let in_head = p
+                        .phrases
                         .iter()
                         .any(|ph| ph.iter().all(|t| term_in(t, &head)));
-                    let in_all = phrases.iter().any(|ph| ph.iter().all(|t| term_in(t, &all)));
-                    z >= CATEGORY_Z_STRONG || in_head || (z >= CATEGORY_Z_WEAK && in_all)
+                    let in_all = p
+                        .phrases
+                        .iter()
+                        .any(|ph| ph.iter().all(|t| term_in(t, &all)));
+                    z >= p.strong_z || in_head || (z >= CATEGORY_Z_WEAK && in_all)
                 })
                 .map(|(c, _)| c.id)
                 .collect();
@@ -1141,8 +1546,39 @@ pub fn describe(cat: &Catalogue, p: &QualificationPrompt) -> Vec<String> {
     if p.non_profit == Some(true) {
         out.push("non-profit users".into());
     }
+    let applicants = |ts: &[ApplicantType]| -> String {
+        ts.iter()
+            .map(|t| t.label_de())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !p.applicant_types.is_empty() {
+        out.push(format!(
+            "applicant types: {}",
+            applicants(&p.applicant_types)
+        ));
+    }
+    if !p.excluded_applicant_types.is_empty() {
+        out.push(format!(
+            "excluded applicant types: {}",
+            applicants(&p.excluded_applicant_types)
+        ));
+    }
+    if !p.excluded_kinds.is_empty() {
+        let k: Vec<&str> = p.excluded_kinds.iter().map(|k| k.as_str()).collect();
+        out.push(format!("excluded programme kinds: {}", k.join(", ")));
+    }
     if !p.topic.is_empty() {
         out.push(format!("topic: {}", p.topic));
+    }
+    if !p.topic_items.is_empty() {
+        out.push(format!("topic items: {}", p.topic_items.join(" | ")));
+    }
+    if !p.excluded_topics.is_empty() {
+        out.push(format!(
+            "excluded topics: {}",
+            p.excluded_topics.join(" | ")
+        ));
     }
     out
 }
@@ -1247,6 +1683,86 @@ mod tests {
         assert!(p.excluded_types.is_empty() && p.only_types.is_empty());
     }
 
+    /// Inclusion and exclusion sentences of a long partner prompt
+    /// (`fixtures/eval/qualification_v2.json`, P1).
+    #[test]
+    fn reads_inclusions_and_exclusions_of_a_long_prompt() {
+        use crate::facts::ApplicantType::*;
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Unsere Plattform unterstützt gemeinnützige eingetragene Vereine mit Sitz in Thüringen – vom Sportverein über den Jugendclub bis zum Kultur- oder Heimatverein. \
+             Qualifiziert sind Förderprogramme des Freistaats Thüringen, des Bundes oder der EU, bei denen ein gemeinnütziger Verein selbst Antragsteller sein kann. \
+             Wir vermitteln ausschließlich Zuschüsse; Kredite, Bürgschaften und Beteiligungen sind ausgeschlossen. \
+             Nicht qualifiziert sind Programme, die nur Unternehmen, Existenzgründern, Kommunen oder Privatpersonen offenstehen, sowie Stipendien und Preise für Einzelpersonen. \
+             Reine Forschungsförderung reicht nicht aus, auch wenn Vereine als Verbundpartner denkbar wären. \
+             Ebenfalls ausgeschlossen sind Landesprogramme anderer Bundesländer, Spitzensportförderung sowie Programme zu Landwirtschaft oder Wohnungsbau.",
+        );
+        assert!(
+            region_codes(cat, &p).contains(&"DE-TH".to_string()),
+            "{:?}",
+            region_codes(cat, &p)
+        );
+        assert_eq!(p.only_types, vec![GrantType::Subsidy]);
+        for t in [GrantType::Loan, GrantType::Guarantee, GrantType::Equity] {
+            assert!(p.excluded_types.contains(&t), "{:?}", p.excluded_types);
+        }
+        assert_eq!(p.applicant_types, vec![Association]);
+        for t in [Company, Municipality, PrivatePerson] {
+            assert!(
+                p.excluded_applicant_types.contains(&t),
+                "{:?}",
+                p.excluded_applicant_types
+            );
+        }
+        assert!(p.excluded_kinds.contains(&ProgrammeKind::ResearchCall));
+        assert!(p.excluded_kinds.contains(&ProgrammeKind::PrizeScholarship));
+        assert!(
+            p.excluded_topics.iter().any(|t| t.contains("Spitzensport")),
+            "{:?}",
+            p.excluded_topics
+        );
+        assert!(
+            p.excluded_topics
+                .iter()
+                .any(|t| t.contains("Landwirtschaft")),
+            "{:?}",
+            p.excluded_topics
+        );
+        // Region words of an exclusion are no topic to rule out, and exclusions are no
+        // part of the topic.
+        assert!(!p.excluded_topics.iter().any(|t| t.contains("Bundesländer")));
+        assert!(
+            !p.topic.contains("Landwirtschaft") && !p.topic.contains("Forschungsförderung"),
+            "{}",
+            p.topic
+        );
+        assert!(p.non_profit == Some(true));
+    }
+
+    #[test]
+    fn reads_an_english_prompt_with_exclusions() {
+        use crate::facts::ApplicantType::*;
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Our platform serves public universities and non-university research institutes located in Saxony. \
+             We only list non-repayable grants; loans, guarantees and equity are excluded. \
+             Programmes that only companies may apply for do not qualify. \
+             Scholarships paid directly to individual students are out of scope.",
+        );
+        assert!(
+            region_codes(cat, &p).contains(&"DE-SN".to_string()),
+            "{:?}",
+            region_codes(cat, &p)
+        );
+        assert_eq!(p.applicant_types, vec![University, ResearchInstitution]);
+        assert!(p.excluded_applicant_types.contains(&Company));
+        assert_eq!(p.only_types, vec![GrantType::Subsidy]);
+        assert!(p.excluded_types.contains(&GrantType::Loan));
+        assert!(p.excluded_kinds.contains(&ProgrammeKind::PrizeScholarship));
+    }
+
     #[test]
     fn english_prompts_and_e_v() {
         let cat = real();
@@ -1281,15 +1797,15 @@ mod tests {
         assert!(p.topic.is_empty());
         let by_slug = |s: &str| cat.grant_by_slug(s).unwrap();
         // Seniorentreffpunkte Sachsen und Berlin: e.V., Sachsen, subsidy.
-        let q = qualify_one(&cat, &p, None, by_slug("testprogramm-12"));
+        let q = qualify_one(&cat, &p, None, &[], &[], by_slug("testprogramm-12"));
         assert!(q.qualified, "{}", q.reasoning);
         assert!(q.reasoning.contains("Sachsen"), "{}", q.reasoning);
         // Bayern only.
-        let q = qualify_one(&cat, &p, None, by_slug("testprogramm-2"));
+        let q = qualify_one(&cat, &p, None, &[], &[], by_slug("testprogramm-2"));
         assert!(!q.qualified);
         assert!(q.reasoning.contains("nicht in Sachsen"), "{}", q.reasoning);
         // Federal loan for companies and municipalities.
-        let q = qualify_one(&cat, &p, None, by_slug("testprogramm-8"));
+        let q = qualify_one(&cat, &p, None, &[], &[], by_slug("testprogramm-8"));
         assert!(!q.qualified);
         assert!(q.reasoning.contains("Kredit"), "{}", q.reasoning);
         let sentences = q.reasoning.matches(". ").count() + 1;

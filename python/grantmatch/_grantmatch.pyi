@@ -256,8 +256,9 @@ class Engine:
         """
     def qualification_rules(self, prompt: str) -> _Json:
         """How a prompt is read: ``region_ids``, ``eligible_entity_ids``,
-        ``only_grant_types``, ``excluded_grant_types``, ``non_profit``, ``topic`` and
-        ``description``."""
+        ``only_grant_types``, ``excluded_grant_types``, ``non_profit``,
+        ``applicant_types``, ``excluded_applicant_types``, ``excluded_programme_kinds``,
+        ``topic``, ``topic_items``, ``excluded_topics`` and ``description``."""
 
 def evaluate(
     engine: Engine,

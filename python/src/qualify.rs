@@ -131,7 +131,12 @@ pub fn rules_value(engine: &Engine, p: &QualificationPrompt) -> Value {
         "only_grant_types": p.only_types.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
         "excluded_grant_types": p.excluded_types.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
         "non_profit": p.non_profit,
+        "applicant_types": p.applicant_types,
+        "excluded_applicant_types": p.excluded_applicant_types,
+        "excluded_programme_kinds": p.excluded_kinds,
         "topic": p.topic,
+        "topic_items": p.topic_items,
+        "excluded_topics": p.excluded_topics,
         "description": qualify::describe(cat, p),
     })
 }

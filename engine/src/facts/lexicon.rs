@@ -188,11 +188,11 @@ fn rules() -> &'static [Rule] {
                 &[Company],
             ),
             (
-                r"verein(e|en|s)?\b|vereins|verband|verbände|vereinigung|\be\. ?v\.|träger der freien|freie träger|freien trägern?|wohlfahrt|initiative|stiftung|nichtregierungsorganisation|\bngos?\b|organisationen|gemeinnützige organisation|kirche|religionsgemeinschaft|sportbund|\bassociation|\bclub|\bcharit|non-?profit organi[sz]ation|\bfoundation|\bnon-governmental",
+                r"verein(e|en|s)?\b|vereins|(^|[^k])verband|(^|[^k])verbände|vereinigung|\be\. ?v\.|träger der freien|freie träger|freien trägern?|wohlfahrt|initiative|stiftung|nichtregierungsorganisation|\bngos?\b|organisationen|gemeinnützige organisation|kirche|religionsgemeinschaft|sportbund|\bassociation|\bclub|\bcharit|non-?profit organi[sz]ation|\bfoundation|\bnon-governmental",
                 &[Association],
             ),
             (
-                r"kommun|gemeinde|städte\b|städten\b|\bstadt\b|\bstädte|stadt-|landkreis|\bkreise?\b|zweckverb|gebietskörperschaft|\bbezirk|\bmunicipal|\bcit(y|ies)\b|\bdistricts?\b|local authorit",
+                r"kommun|zweckverb|gemeinde|städte\b|städten\b|\bstadt\b|\bstädte|stadt-|landkreis|\bkreise?\b|zweckverb|gebietskörperschaft|\bbezirk|\bmunicipal|\bcit(y|ies)\b|\bdistricts?\b|local authorit",
                 &[Municipality],
             ),
             (
