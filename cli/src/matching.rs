@@ -66,6 +66,7 @@ pub fn run_match(
                 "match_reason": m.match_reason,
                 "components": m.components,
                 "checks": m.checks,
+                "matched_need": m.matched_need,
             })
         })
         .collect();

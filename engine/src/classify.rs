@@ -1,7 +1,8 @@
 //! Labels of grants whose record does not carry the source's own (`classification:
 //! "derived"`): eligible entities and target groups from the applicant facts
-//! ([`crate::facts`]: the texts first, then the nearest labelled grants), grant areas and
-//! the remaining target groups from the vote of the nearest labelled grants.
+//! ([`crate::facts`]: the texts first, then the nearest labelled grants), grant areas from
+//! the vote of the nearest labelled grants plus the area lexicon over title and short
+//! description ([`crate::facts::areas`]), the remaining target groups from the vote.
 //! [`leave_one_out`] measures the method on the labelled grants, each predicted from its
 //! texts and the other labelled grants only.
 
@@ -133,6 +134,11 @@ pub fn predict(cat: &Catalogue, vectors: &GrantVectors, labelled: &[Idx], g: Idx
         );
         areas = near.vote(|o| cat.grant_areas(o).to_vec());
     }
+    // Grant areas: the neighbours' vote plus the area lexicon over the grant's own title
+    // and short description.
+    areas.extend(facts::areas::lexicon_areas(cat, g));
+    areas.sort_unstable();
+    areas.dedup();
     target_groups.sort_unstable();
     target_groups.dedup();
     Predicted {

@@ -260,6 +260,43 @@ impl Embedder {
         Ok(v)
     }
 
+    /// Embeds several queries in one batch, reusing cached vectors (all texts of one
+    /// profile cost one model call).
+    pub fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Arc<[f32]>>> {
+        let mut out: Vec<Option<Arc<[f32]>>> = {
+            let cache = self.query_cache.lock().unwrap_or_else(|p| p.into_inner());
+            texts
+                .iter()
+                .map(|t| cache.map.get(&text_hash(t)).cloned())
+                .collect()
+        };
+        let missing: Vec<&str> = texts
+            .iter()
+            .zip(&out)
+            .filter(|(_, v)| v.is_none())
+            .map(|(t, _)| *t)
+            .collect();
+        if !missing.is_empty() {
+            let fresh = self.embed(&missing, TextKind::Query)?;
+            let mut cache = self.query_cache.lock().unwrap_or_else(|p| p.into_inner());
+            let mut fresh = fresh.into_iter();
+            for (t, slot) in texts.iter().zip(out.iter_mut()) {
+                if slot.is_none() {
+                    let v: Arc<[f32]> = fresh
+                        .next()
+                        .ok_or_else(|| Error::Model("no embedding returned".into()))?
+                        .into();
+                    if cache.map.len() >= QUERY_CACHE_CAPACITY {
+                        cache.map.clear();
+                    }
+                    cache.map.insert(text_hash(t), v.clone());
+                    *slot = Some(v);
+                }
+            }
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+
     /// True when this exact query text is cached (tests, diagnostics).
     pub fn is_query_cached(&self, text: &str) -> bool {
         self.query_cache

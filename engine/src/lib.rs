@@ -208,6 +208,15 @@ impl Engine {
                 *q += t;
             }
         }
+        let mut profile = profile;
+        if options.need_weight > 0.0 && !profile.needs.is_empty() {
+            let texts: Vec<&str> = profile.needs.iter().map(String::as_str).collect();
+            profile.need_vectors = embedder
+                .embed_queries(&texts)?
+                .iter()
+                .map(|v| vectors::normalized(v))
+                .collect();
+        }
         let matches = self.rank(scope, &profile, &query, options, today)?;
         Ok((profile, matches))
     }

@@ -111,6 +111,32 @@ pub struct ResolvedProfile {
     pub research_oriented: bool,
     /// Language of the profile's texts (not of the reasons, which `locale` sets).
     pub text_language: Locale,
+    /// The profile's needs: the sentences of its description, mission and project (at
+    /// least four words each, at most [`MAX_NEEDS`]); empty when there are fewer than two.
+    pub needs: Vec<String>,
+    /// Query vectors of `needs` (L2-normalised), set by the caller that embeds them.
+    pub need_vectors: Vec<Vec<f32>>,
+}
+
+/// Most needs read from one profile.
+pub const MAX_NEEDS: usize = 8;
+
+/// The needs of a profile: sentences of its texts with at least four words.
+fn needs_of(texts: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in texts {
+        for s in crate::facts::applicants::sentences(t) {
+            let s = s.trim();
+            if s.split_whitespace().count() >= 4 && !out.iter().any(|o| o == s) {
+                out.push(s.to_string());
+            }
+        }
+    }
+    out.truncate(MAX_NEEDS);
+    if out.len() < 2 {
+        out.clear();
+    }
+    out
 }
 
 impl MatchInput {
@@ -280,6 +306,16 @@ impl MatchInput {
         let excluded_grant_types = excluded_grant_types(&query);
         let research_oriented = research_rule().is_match(&query);
         let text_language = text_language(&query);
+        let needs = needs_of(
+            &[
+                Some(description),
+                p.mission.as_deref(),
+                self.project.as_ref().and_then(|x| x.description.as_deref()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>(),
+        );
         Ok(ResolvedProfile {
             organization_id: organization_id.to_string(),
             query_text: query,
@@ -299,6 +335,8 @@ impl MatchInput {
             excluded_grant_types,
             research_oriented,
             text_language,
+            needs,
+            need_vectors: Vec::new(),
         })
     }
 }

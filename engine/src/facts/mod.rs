@@ -13,6 +13,7 @@
 //! effective labels of derived grants into the snapshot ([`effective_labels`]).
 
 pub mod applicants;
+pub mod areas;
 pub mod eval;
 pub mod kind;
 pub mod lexicon;

@@ -1,0 +1,134 @@
+//! Grant areas read from a programme's title and short description: a lexicon of words
+//! and phrases per top-level Förderbereich, built from the area taxonomy and the titles
+//! of the labelled programmes (the source labels areas at the top level), plus the
+//! grant type (loans, guarantees and equity are company financing).
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::catalogue::{Catalogue, Idx};
+use crate::model::GrantType;
+
+/// (area code, pattern over title and short description, case-insensitive).
+const LEXICON: &[(&str, &str)] = &[
+    (
+        "arbeit",
+        r"arbeitsplätze|arbeitslos|beschäftigung|arbeitsmarkt|fachkräfte|arbeitsschutz|arbeitnehmer|erwerbsleben|erwerbstätig",
+    ),
+    (
+        "aus_weiterbildung",
+        r"ausbildung|weiterbildung|qualifizierung|berufsorientierung|auszubildende|lehrling|meisterbonus|studium|studierende|stipendi|berufliche bildung|berufsbildung",
+    ),
+    (
+        "aussenwirtschaft",
+        r"export|auslandsmärkt|internationalisierung|markterschließung|entwicklungszusammenarbeit|entwicklungsländer|schwellenländer|außenwirtschaft",
+    ),
+    ("beratung", r"beratung|coaching|berater"),
+    ("corona", r"corona|covid|pandemie"),
+    (
+        "digitalisierung",
+        r"digital|software|künstliche[nr]? intelligenz|\bki\b|breitband|it-sicherheit|cyber|gigabit|e-government",
+    ),
+    (
+        "energieeffizienz_erneuerbare_energien",
+        r"energieeffizien|erneuerbare[nr]? energie|energieeinspar|photovoltaik|solar|windenergie|wasserstoff|geothermie|wärmepumpe|wärmenetz|heizung|energetische|energiewende|bioenergie|biogas",
+    ),
+    (
+        "existenzgruendung_festigung",
+        r"existenzgründ|gründung|gründer|start-?up|jungunternehm|nachfolge",
+    ),
+    (
+        "forschung_innovation_themenoffen",
+        r"themenoffen|technologieoffen|branchenoffen|innovationsgutschein|zentrales innovationsprogramm|\bzim\b",
+    ),
+    ("frauenfoerderung", r"frauen|gleichstellung|gründerinnen"),
+    (
+        "gesundheit_soziales",
+        r"gesundheit|pflege|medizin|krankenh|klinik|sozial|inklusion|behinder|familie|senior|älterer? menschen|kinder|jugend|integration|migra|flüchtling|geflüchtet|prävention|sucht|obdach|teilhabe",
+    ),
+    (
+        "infrastruktur",
+        r"infrastruktur|breitband|straßen|brücken|wasserversorgung|abwasser|hochwasserschutz|kläranlage",
+    ),
+    (
+        "kultur_medien_sport",
+        r"kultur|kunst|künstler|museum|theater|musik|film|medien|sport|denkmal|heimat|bibliothek|literatur",
+    ),
+    (
+        "landwirtschaft_laendliche_entwicklung",
+        r"landwirt|agrar|ländliche|forst|wald|fischerei|aquakultur|tierhaltung|tierwohl|ökolandbau|ökologischen landbau|dorf|weinbau|obstbau|gartenbau|ernährungswirtschaft|leader",
+    ),
+    ("messen_ausstellungen", r"messe|ausstellung"),
+    (
+        "mobilitaet",
+        r"mobilität|verkehr|elektromobil|fahrzeug|ladeinfrastruktur|ladestation|schienen|bahn|radverkehr|radweg|öpnv|nahverkehr|luftfahrt|schifffahrt|binnenschiff|logistik",
+    ),
+    (
+        "regionalfoerderung",
+        r"regionalförder|regionale wirtschaft|strukturschwach|strukturwandel|\bgrw\b|regionalentwicklung|regionalbudget",
+    ),
+    (
+        "smart_cities_regionen",
+        r"smart cit|smarte region|smart region",
+    ),
+    (
+        "staedtebau_stadterneuerung",
+        r"städtebau|stadterneuerung|stadtentwicklung|innenstadt|ortskern|stadtumbau|quartier",
+    ),
+    (
+        "umwelt_naturschutz",
+        r"umwelt|naturschutz|biodiversität|artenschutz|artenvielfalt|kreislaufwirtschaft|recycling|abfall|gewässer|moor|landschaftspflege|klimaanpassung|ressourceneffizien",
+    ),
+    (
+        "unternehmensfinanzierung",
+        r"kredit|darlehen|bürgschaft|beteiligungskapital|eigenkapital|wagniskapital|risikokapital|venture|liquidität|betriebsmittel|mezzanin",
+    ),
+    (
+        "wohnungsbau_modernisierung",
+        r"wohnungsbau|wohnraum|wohngebäude|eigenheim|mietwohnung|wohneigentum|modernisierung von wohn",
+    ),
+];
+
+fn rules() -> &'static [(String, Regex)] {
+    static R: OnceLock<Vec<(String, Regex)>> = OnceLock::new();
+    R.get_or_init(|| {
+        LEXICON
+            .iter()
+            .map(|(code, p)| {
+                (
+                    code.to_string(),
+                    Regex::new(&format!("(?i){p}")).expect("valid area pattern"),
+                )
+            })
+            .collect()
+    })
+}
+
+/// Top-level areas whose words occur in the grant's title or short description, and
+/// company financing for loans, guarantees and equity; catalogue indices, sorted.
+pub fn lexicon_areas(cat: &Catalogue, g: Idx) -> Vec<Idx> {
+    let grant = &cat.grants[g as usize];
+    let text = format!(
+        "{} {}",
+        grant.title,
+        grant.short_description.as_deref().unwrap_or("")
+    );
+    let code_idx = |code: &str| {
+        cat.grant_areas
+            .iter()
+            .position(|a| a.code == code && a.parent_id.is_none())
+            .map(|i| i as Idx)
+    };
+    let mut out: Vec<Idx> = rules()
+        .iter()
+        .filter(|(_, rx)| rx.is_match(&text))
+        .filter_map(|(code, _)| code_idx(code))
+        .collect();
+    if grant.grant_type != GrantType::Subsidy {
+        out.extend(code_idx("unternehmensfinanzierung"));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
