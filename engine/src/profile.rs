@@ -343,12 +343,14 @@ impl MatchInput {
 
 /// English when English function words outnumber German ones in `text`.
 pub fn text_language(text: &str) -> Locale {
+    // "in" is both; a tie is German.
     const EN: &[&str] = &[
-        "the", "and", "of", "to", "we", "our", "for", "with", "is", "are", "in", "a", "an",
+        "the", "and", "of", "to", "we", "our", "for", "with", "is", "are", "a", "an", "no", "not",
+        "or", "they", "their",
     ];
     const DE: &[&str] = &[
         "der", "die", "das", "und", "wir", "unser", "unsere", "für", "mit", "ist", "sind", "ein",
-        "eine", "im", "zu", "von", "den",
+        "eine", "im", "zu", "von", "den", "keine", "kein", "nicht", "oder", "auf", "sich", "nur",
     ];
     let (mut en, mut de) = (0, 0);
     for w in text

@@ -988,40 +988,107 @@ fn de(x: f32) -> String {
     format!("{x:.2}").replace('.', ",")
 }
 
-fn join_de(items: &[String]) -> String {
-    match items.len() {
-        0 => String::new(),
-        1 => items[0].clone(),
-        n => format!("{} und {}", items[..n - 1].join(", "), items[n - 1]),
-    }
-}
-
 /// The outcome of one rule for one grant: passed?, the fact sentence part.
 struct RuleFact {
     ok: bool,
     fact: String,
 }
 
-fn region_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
+/// The language of a prompt's reasoning: English for prompts written in English.
+#[derive(Debug, Clone, Copy)]
+struct Lang {
+    en: bool,
+}
+
+impl Lang {
+    fn of(p: &QualificationPrompt) -> Self {
+        Lang {
+            en: crate::profile::text_language(&p.text) == crate::profile::Locale::En,
+        }
+    }
+
+    fn pick(self, de: &str, en: &str) -> String {
+        if self.en { en } else { de }.to_string()
+    }
+
+    fn join(self, items: &[String]) -> String {
+        match items.len() {
+            0 => String::new(),
+            1 => items[0].clone(),
+            n => format!(
+                "{} {} {}",
+                items[..n - 1].join(", "),
+                if self.en { "and" } else { "und" },
+                items[n - 1]
+            ),
+        }
+    }
+
+    fn regions(self, cat: &Catalogue, rs: &[Idx]) -> String {
+        let names: Vec<String> = rs
+            .iter()
+            .map(|&r| {
+                let r = &cat.regions[r as usize];
+                if self.en { &r.name_en } else { &r.name_de }.clone()
+            })
+            .collect();
+        self.join(&names)
+    }
+
+    fn applicants(self, ts: &[ApplicantType]) -> String {
+        let names: Vec<String> = ts
+            .iter()
+            .take(4)
+            .map(|t| if self.en { t.label_en() } else { t.plural_de() }.to_string())
+            .collect();
+        self.join(&names)
+    }
+
+    fn grant_type(self, t: GrantType) -> (&'static str, &'static str) {
+        if !self.en {
+            return type_label(t);
+        }
+        match t {
+            GrantType::Subsidy => ("grant", "grants"),
+            GrantType::Loan => ("loan", "loans"),
+            GrantType::Guarantee => ("guarantee", "guarantees"),
+            GrantType::Equity => ("equity", "equity"),
+        }
+    }
+
+    fn kind(self, k: ProgrammeKind) -> &'static str {
+        if self.en {
+            k.label_en()
+        } else {
+            k.label_de()
+        }
+    }
+
+    fn num(self, x: f32) -> String {
+        if self.en {
+            format!("{x:.2}")
+        } else {
+            de(x)
+        }
+    }
+}
+
+fn region_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Option<RuleFact> {
     if p.regions.is_empty() {
         return None;
     }
-    let wanted: Vec<String> = p
-        .regions
-        .iter()
-        .map(|&r| cat.regions[r as usize].name_de.clone())
-        .collect();
+    let wanted = l.regions(cat, &p.regions);
     let grant_regions = cat.grant_regions(g);
     if grant_regions.is_empty() {
         return Some(RuleFact {
             ok: true,
-            fact: "das Programm hat keine Regionsangabe".into(),
+            fact: l.pick(
+                "das Programm hat keine Regionsangabe",
+                "the programme names no region",
+            ),
         });
     }
-    let names: Vec<String> = grant_regions
-        .iter()
-        .map(|&r| cat.regions[r as usize].name_de.clone())
-        .collect();
+    let names = l.regions(cat, grant_regions);
     let related = grant_regions.iter().any(|&gr| {
         p.regions
             .iter()
@@ -1030,11 +1097,11 @@ fn region_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleF
     if !related {
         return Some(RuleFact {
             ok: false,
-            fact: format!(
-                "das Programm gilt in {}, nicht in {}",
-                join_de(&names),
-                join_de(&wanted)
-            ),
+            fact: if l.en {
+                format!("the programme applies in {names}, not in {wanted}")
+            } else {
+                format!("das Programm gilt in {names}, nicht in {wanted}")
+            },
         });
     }
     let exact = grant_regions
@@ -1042,47 +1109,54 @@ fn region_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleF
         .any(|&gr| p.regions.iter().any(|&w| cat.region_within(gr, w)));
     Some(RuleFact {
         ok: true,
-        fact: if exact {
-            format!("das Programm gilt in {}", join_de(&names))
-        } else {
-            format!(
-                "das Programm gilt in {} und damit auch in {}",
-                join_de(&names),
-                join_de(&wanted)
-            )
+        fact: match (exact, l.en) {
+            (true, false) => format!("das Programm gilt in {names}"),
+            (true, true) => format!("the programme applies in {names}"),
+            (false, false) => format!("das Programm gilt in {names} und damit auch in {wanted}"),
+            (false, true) => format!("the programme applies in {names} and thus in {wanted}"),
         },
     })
 }
 
-fn type_rule(grant: &Grant, p: &QualificationPrompt) -> Option<RuleFact> {
+fn type_rule(grant: &Grant, p: &QualificationPrompt, l: Lang) -> Option<RuleFact> {
     if p.only_types.is_empty() && p.excluded_types.is_empty() {
         return None;
     }
     let t = grant.grant_type;
-    let (label, plural) = type_label(t);
+    let (label, plural) = l.grant_type(t);
     if p.excluded_types.contains(&t) {
         return Some(RuleFact {
             ok: false,
-            fact: format!("Förderart {label}, {plural} sind ausgeschlossen"),
+            fact: if l.en {
+                format!("funding type {label}; {plural} are excluded")
+            } else {
+                format!("Förderart {label}, {plural} sind ausgeschlossen")
+            },
         });
     }
     if !p.only_types.is_empty() && !p.only_types.contains(&t) {
         let allowed: Vec<String> = p
             .only_types
             .iter()
-            .map(|&o| type_label(o).1.to_string())
+            .map(|&o| l.grant_type(o).1.to_string())
             .collect();
+        let allowed = l.join(&allowed);
         return Some(RuleFact {
             ok: false,
-            fact: format!(
-                "Förderart {label}, gewünscht sind nur {}",
-                join_de(&allowed)
-            ),
+            fact: if l.en {
+                format!("funding type {label}; only {allowed} are wanted")
+            } else {
+                format!("Förderart {label}, gewünscht sind nur {allowed}")
+            },
         });
     }
     Some(RuleFact {
         ok: true,
-        fact: format!("Förderart {label}"),
+        fact: if l.en {
+            format!("funding type {label}")
+        } else {
+            format!("Förderart {label}")
+        },
     })
 }
 
@@ -1090,38 +1164,41 @@ fn type_rule(grant: &Grant, p: &QualificationPrompt) -> Option<RuleFact> {
 /// applicants (record or programme text) include none of them fails; with only
 /// excluded types named, a grant open only to those fails. Guessed applicants decide
 /// nothing (the topic does).
-fn applicant_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
+fn applicant_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Option<RuleFact> {
     if p.applicant_types.is_empty() && p.excluded_applicant_types.is_empty() {
         return None;
     }
-    let names = |ts: &[ApplicantType]| -> String {
-        join_de(
-            &ts.iter()
-                .take(4)
-                .map(|t| t.plural_de().to_string())
-                .collect::<Vec<_>>(),
-        )
-    };
     let Some(fact) = cat.facts(g).applicants.as_ref() else {
         return Some(RuleFact {
             ok: true,
-            fact: "zu den Antragsberechtigten liegen keine Angaben vor".into(),
-        });
-    };
-    let (source, guessed) = match fact.source {
-        Source::Labelled => ("laut Programmdaten ", false),
-        Source::Text => ("laut Programmtext ", false),
-        Source::Derived => ("", true),
-    };
-    if guessed {
-        return Some(RuleFact {
-            ok: true,
-            fact: format!(
-                "die Antragsberechtigten sind nur aus ähnlichen Programmen abgeleitet ({})",
-                names(&fact.value)
+            fact: l.pick(
+                "zu den Antragsberechtigten liegen keine Angaben vor",
+                "nothing is known about who may apply",
             ),
         });
+    };
+    if fact.source == Source::Derived {
+        return Some(RuleFact {
+            ok: true,
+            fact: if l.en {
+                format!(
+                    "who may apply is only inferred from similar programmes ({})",
+                    l.applicants(&fact.value)
+                )
+            } else {
+                format!(
+                    "die Antragsberechtigten sind nur aus ähnlichen Programmen abgeleitet ({})",
+                    l.applicants(&fact.value)
+                )
+            },
+        });
     }
+    let source = match (fact.source, l.en) {
+        (Source::Text, false) => "laut Programmtext ",
+        (Source::Text, true) => " according to the programme text",
+        (_, false) => "laut Programmdaten ",
+        (_, true) => " according to the programme data",
+    };
     let ok = if p.applicant_types.is_empty() {
         !fact
             .value
@@ -1134,44 +1211,44 @@ fn applicant_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<Ru
         (Some(e), Source::Text) if e.chars().count() <= 160 => format!(" („{e}“)"),
         _ => String::new(),
     };
+    let names = l.applicants(&fact.value);
+    let users = l.applicants(if p.applicant_types.is_empty() {
+        &p.excluded_applicant_types
+    } else {
+        &p.applicant_types
+    });
     Some(RuleFact {
         ok,
-        fact: if ok {
-            format!(
-                "antragsberechtigt sind {source}{}{quote}",
-                names(&fact.value)
-            )
-        } else {
-            format!(
-                "antragsberechtigt sind {source}{}{quote}, nicht {}",
-                names(&fact.value),
-                names(if p.applicant_types.is_empty() {
-                    &p.excluded_applicant_types
-                } else {
-                    &p.applicant_types
-                })
-            )
+        fact: match (ok, l.en) {
+            (true, false) => format!("antragsberechtigt sind {source}{names}{quote}"),
+            (true, true) => format!("eligible applicants{source} are {names}{quote}"),
+            (false, false) => {
+                format!("antragsberechtigt sind {source}{names}{quote}, nicht {users}")
+            }
+            (false, true) => format!("eligible applicants{source} are {names}{quote}, not {users}"),
         },
     })
 }
 
 /// Programme kinds the prompt rules out (research calls, prizes and scholarships …).
-fn kind_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
+fn kind_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Option<RuleFact> {
     if p.excluded_kinds.is_empty() {
         return None;
     }
     let k = cat.facts(g).kind.value;
+    let excluded = p.excluded_kinds.contains(&k);
     Some(RuleFact {
-        ok: !p.excluded_kinds.contains(&k),
-        fact: if p.excluded_kinds.contains(&k) {
-            format!("es ist eine {}, die ausgeschlossen ist", k.label_de())
-        } else {
-            format!("Programmart {}", k.label_de())
+        ok: !excluded,
+        fact: match (excluded, l.en) {
+            (true, false) => format!("es ist eine {}, die ausgeschlossen ist", l.kind(k)),
+            (true, true) => format!("it is {}, which is excluded", l.kind(k)),
+            (false, false) => format!("Programmart {}", l.kind(k)),
+            (false, true) => format!("kind of programme: {}", l.kind(k)),
         },
     })
 }
 
-fn non_profit_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<RuleFact> {
+fn non_profit_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Option<RuleFact> {
     if p.non_profit != Some(true) {
         return None;
     }
@@ -1179,7 +1256,10 @@ fn non_profit_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<R
     if grant.non_profit_only == Some(true) {
         return Some(RuleFact {
             ok: true,
-            fact: "das Programm ist gemeinnützigen Trägern vorbehalten".into(),
+            fact: l.pick(
+                "das Programm ist gemeinnützigen Trägern vorbehalten",
+                "the programme is reserved for non-profit organisations",
+            ),
         });
     }
     use ApplicantType::{Company, Founder, PrivatePerson};
@@ -1192,12 +1272,18 @@ fn non_profit_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx) -> Option<R
     Some(if only_for_profit {
         RuleFact {
             ok: false,
-            fact: "es richtet sich nur an Unternehmen, Selbstständige oder Privatpersonen, nicht an gemeinnützige Träger".into(),
+            fact: l.pick(
+                "es richtet sich nur an Unternehmen, Selbstständige oder Privatpersonen, nicht an gemeinnützige Träger",
+                "it is open only to companies, the self-employed or private individuals, not to non-profit organisations",
+            ),
         }
     } else {
         RuleFact {
             ok: true,
-            fact: "gemeinnützige Träger sind nicht ausgeschlossen".into(),
+            fact: l.pick(
+                "gemeinnützige Träger sind nicht ausgeschlossen",
+                "non-profit organisations are not excluded",
+            ),
         }
     })
 }
@@ -1302,23 +1388,28 @@ fn qualify_one(
     excluded: &[ExcludedTopic],
     g: Idx,
 ) -> Qualification {
+    let l = Lang::of(p);
     let grant = &cat.grants[g as usize];
     let excluded_hit = excluded_topic(grant, topic.map(|(sim, _)| sim), excluded, g);
     let rules: Vec<RuleFact> = [
-        region_rule(cat, p, g),
-        type_rule(grant, p),
-        kind_rule(cat, p, g),
-        applicant_rule(cat, p, g),
-        non_profit_rule(cat, p, g),
+        region_rule(cat, p, g, l),
+        type_rule(grant, p, l),
+        kind_rule(cat, p, g, l),
+        applicant_rule(cat, p, g, l),
+        non_profit_rule(cat, p, g, l),
     ]
     .into_iter()
     .flatten()
     .chain(excluded_hit.map(|x| RuleFact {
         ok: false,
-        fact: format!(
-            "das Programm gehört zum ausgeschlossenen Thema „{}“",
-            x.text
-        ),
+        fact: if l.en {
+            format!("the programme belongs to the excluded topic “{}”", x.text)
+        } else {
+            format!(
+                "das Programm gehört zum ausgeschlossenen Thema „{}“",
+                x.text
+            )
+        },
     }))
     .collect();
     let failed: Vec<&RuleFact> = rules.iter().filter(|r| !r.ok).collect();
@@ -1326,7 +1417,10 @@ fn qualify_one(
     let (topic_ok, topic_sentence) = match topic {
         None => (
             true,
-            "Der Prompt nennt kein Thema; entschieden haben allein die Regeln.".to_string(),
+            l.pick(
+                "Der Prompt nennt kein Thema; entschieden haben allein die Regeln.",
+                "The prompt names no topic; the rules alone decided.",
+            ),
         ),
         Some((sim, terms)) => {
             let (_, all) = grant_terms(grant);
@@ -1344,25 +1438,32 @@ fn qualify_one(
                 || (z >= TOPIC_Z_WEAK && !hits.is_empty())
                 || (confirmed && z >= TOPIC_Z_CONFIRMED)
                 || item.is_some();
-            let band = if z >= TOPIC_Z_STRONG {
-                "hoch"
-            } else if z >= TOPIC_Z_WEAK {
-                "mittel"
-            } else {
-                "gering"
+            let band = match (z >= TOPIC_Z_STRONG, z >= TOPIC_Z_WEAK, l.en) {
+                (true, _, false) => "hoch",
+                (true, _, true) => "high",
+                (false, true, false) => "mittel",
+                (false, true, true) => "medium",
+                (false, false, false) => "gering",
+                (false, false, true) => "low",
             };
-            let mut kw = if hits.is_empty() {
-                "keine Stichwörter des Themas im Programmtext".to_string()
-            } else {
-                format!(
-                    "Stichwörter im Programmtext: {}",
-                    hits.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
-                )
+            let listed = hits.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+            let mut kw = match (hits.is_empty(), l.en) {
+                (true, false) => "keine Stichwörter des Themas im Programmtext".to_string(),
+                (true, true) => "no topic keywords in the programme text".to_string(),
+                (false, false) => format!("Stichwörter im Programmtext: {listed}"),
+                (false, true) => format!("keywords in the programme text: {listed}"),
             };
             if let Some((text, _)) = item {
-                kw.push_str(&format!("; sehr nah am genannten Beispiel „{text}“"));
+                kw.push_str(&if l.en {
+                    format!("; very close to the example “{text}”")
+                } else {
+                    format!("; sehr nah am genannten Beispiel „{text}“")
+                });
             } else if confirmed && z < TOPIC_Z_WEAK && ok {
-                kw.push_str("; die Antragsberechtigung der Nutzer steht im Programm");
+                kw.push_str(&l.pick(
+                    "; die Antragsberechtigung der Nutzer steht im Programm",
+                    "; the programme states that the users may apply",
+                ));
             }
             let short_topic: String = if p.topic.chars().count() > 80 {
                 format!(
@@ -1372,37 +1473,62 @@ fn qualify_one(
             } else {
                 p.topic.clone()
             };
+            let cos = l.num(sim.cos[g as usize]);
+            let pct = sim.percentile(g);
             (
                 ok,
-                format!(
-                    "Thematische Nähe zu „{}“ {band} (Kosinus {}, ähnlicher als {} % des Katalogs); {kw}.",
-                    short_topic,
-                    de(sim.cos[g as usize]),
-                    sim.percentile(g)
-                ),
+                if l.en {
+                    format!("Topical similarity to “{short_topic}” {band} (cosine {cos}, closer than {pct} % of the catalogue); {kw}.")
+                } else {
+                    format!("Thematische Nähe zu „{short_topic}“ {band} (Kosinus {cos}, ähnlicher als {pct} % des Katalogs); {kw}.")
+                },
             )
         }
     };
 
     let qualified = failed.is_empty() && topic_ok;
+    let all_facts = || {
+        rules
+            .iter()
+            .map(|r| r.fact.clone())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
     let first = if !failed.is_empty() {
         let facts: Vec<String> = failed.iter().take(2).map(|r| r.fact.clone()).collect();
-        format!("Nicht qualifiziert: {}.", capitalize(&facts.join("; ")))
+        format!(
+            "{}: {}.",
+            l.pick("Nicht qualifiziert", "Not qualified"),
+            capitalize(&facts.join("; "))
+        )
     } else if !topic_ok {
         if rules.is_empty() {
-            "Nicht qualifiziert: Das Thema passt nicht ausreichend.".to_string()
+            l.pick(
+                "Nicht qualifiziert: Das Thema passt nicht ausreichend.",
+                "Not qualified: the topic does not fit well enough.",
+            )
+        } else if l.en {
+            format!(
+                "Not qualified although the rules hold ({}): the topic does not fit well enough.",
+                all_facts()
+            )
         } else {
-            let facts: Vec<String> = rules.iter().map(|r| r.fact.clone()).collect();
             format!(
                 "Nicht qualifiziert trotz erfüllter Regeln ({}): Das Thema passt nicht ausreichend.",
-                facts.join("; ")
+                all_facts()
             )
         }
     } else if rules.is_empty() {
-        "Qualifiziert: Das Thema passt.".to_string()
+        l.pick(
+            "Qualifiziert: Das Thema passt.",
+            "Qualified: the topic fits.",
+        )
     } else {
-        let facts: Vec<String> = rules.iter().map(|r| r.fact.clone()).collect();
-        format!("Qualifiziert: {}.", capitalize(&facts.join("; ")))
+        format!(
+            "{}: {}.",
+            l.pick("Qualifiziert", "Qualified"),
+            capitalize(&all_facts())
+        )
     };
     Qualification {
         qualified,
@@ -1810,5 +1936,31 @@ mod tests {
         assert!(q.reasoning.contains("Kredit"), "{}", q.reasoning);
         let sentences = q.reasoning.matches(". ").count() + 1;
         assert!((2..=3).contains(&sentences), "{}", q.reasoning);
+    }
+
+    /// A prompt written in English gets its reasoning in English.
+    #[test]
+    fn reasoning_follows_the_language_of_the_prompt() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/test-catalogues/tiny");
+        let cat = Catalogue::new(CatalogueRecords::read_dir(&dir).unwrap());
+        let p = QualificationPrompt::parse(
+            &cat,
+            "Our users are associations in Saxony and they are looking for grants; no loans.",
+        );
+        let by_slug = |s: &str| cat.grant_by_slug(s).unwrap();
+        let q = qualify_one(&cat, &p, None, &[], &[], by_slug("testprogramm-2"));
+        assert!(!q.qualified);
+        assert!(
+            q.reasoning.starts_with("Not qualified: "),
+            "{}",
+            q.reasoning
+        );
+        assert!(q.reasoning.contains("not in Saxony"), "{}", q.reasoning);
+        let q = qualify_one(&cat, &p, None, &[], &[], by_slug("testprogramm-8"));
+        assert!(
+            q.reasoning.contains("loans are excluded"),
+            "{}",
+            q.reasoning
+        );
     }
 }
