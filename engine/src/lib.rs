@@ -14,6 +14,7 @@ pub mod classify;
 pub mod embed;
 pub mod error;
 pub mod facts;
+pub mod glossary;
 pub mod import;
 pub mod matching;
 pub mod metrics;
@@ -159,6 +160,7 @@ impl Engine {
         // programme a keyword match.
         let lexical_text: String = std::iter::once(profile.query_text.as_str())
             .chain(profile.keywords.iter().map(String::as_str))
+            .chain(profile.german_terms.iter().map(String::as_str))
             .flat_map(|t| t.split_whitespace())
             .filter(|w| !self.region_words.contains(&text::fold_name(w)))
             .collect::<Vec<_>>()
@@ -199,7 +201,14 @@ impl Engine {
                 embedder.model_id()
             )));
         }
-        let mut query = embedder.embed_query(&profile.query_text)?.to_vec();
+        // An English profile's German glossary terms join its query (see `glossary`).
+        let german: Vec<&str> = profile.german_terms.iter().map(String::as_str).collect();
+        let mut query = glossary::embed_bilingual(
+            embedder,
+            &profile.query_text,
+            &german,
+            options.glossary_weight,
+        )?;
         // A second, short query of the explicit topic words sharpens the direction of
         // the long profile text; summing normalised vectors averages the cosines.
         if !profile.keywords.is_empty() {

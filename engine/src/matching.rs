@@ -98,9 +98,12 @@ pub struct MatchOptions {
     /// nearest candidates, and every result names its `matched_need`.
     pub need_weight: f32,
     /// Factor on the keyword weight for profiles written in English (by their words,
-    /// not their `locale`): the programme texts are German, so English words rarely
-    /// match them lexically.
+    /// not their `locale`): the programme texts are German, so only the glossary's
+    /// German terms of the profile ([`crate::glossary`]) match them lexically.
     pub keyword_factor_en: f32,
+    /// Weight of the German topic vector of an English profile (the embedded
+    /// `german_terms`, see [`crate::glossary`]) added to its query vector; 0 = off.
+    pub glossary_weight: f32,
 }
 
 impl Default for MatchOptions {
@@ -108,8 +111,9 @@ impl Default for MatchOptions {
         MatchOptions {
             weights: MatchWeights::default(),
             calibration: Calibration::default(),
-            keyword_factor_en: 0.0,
+            keyword_factor_en: 0.5,
             need_weight: 0.0,
+            glossary_weight: crate::glossary::GERMAN_TERMS_WEIGHT,
         }
     }
 }
@@ -493,11 +497,24 @@ pub fn rank(
     }
     let w = &w;
     let c = &options.calibration;
-    let keyword_terms: Vec<(String, HashSet<String>)> = profile
+    // Each keyword with its analysed terms, and for an English profile also the terms of
+    // each German translation: the keyword is found when one of them is in the text.
+    let keyword_terms: Vec<(String, Vec<HashSet<String>>)> = profile
         .keywords
         .iter()
-        .map(|k| (k.clone(), analyze(k).into_iter().collect::<HashSet<_>>()))
-        .filter(|(_, t)| !t.is_empty())
+        .map(|k| {
+            let mut forms = vec![k.as_str()];
+            if profile.text_language == crate::profile::Locale::En {
+                forms.extend(crate::glossary::translate(k));
+            }
+            let alternatives: Vec<HashSet<String>> = forms
+                .into_iter()
+                .map(|f| analyze(f).into_iter().collect::<HashSet<_>>())
+                .filter(|t| !t.is_empty())
+                .collect();
+            (k.clone(), alternatives)
+        })
+        .filter(|(_, a)| !a.is_empty())
         .collect();
     let weight_sum = (w.semantic
         + w.keyword
@@ -528,7 +545,11 @@ pub fn rank(
             let text_terms = cat.grant_text_terms(g);
             let matched_keywords: Vec<String> = keyword_terms
                 .iter()
-                .filter(|(_, terms)| terms.iter().all(|t| text_terms.contains(t)))
+                .filter(|(_, alternatives)| {
+                    alternatives
+                        .iter()
+                        .any(|terms| terms.iter().all(|t| text_terms.contains(t)))
+                })
                 .map(|(k, _)| k.clone())
                 .collect();
             let bm25 = if max_lexical > 0.0 {

@@ -116,6 +116,10 @@ pub struct ResolvedProfile {
     pub needs: Vec<String>,
     /// Query vectors of `needs` (L2-normalised), set by the caller that embeds them.
     pub need_vectors: Vec<Vec<f32>>,
+    /// For a profile written in English: the German terms of the glossary phrases in its
+    /// texts ([`crate::glossary`]), a German lexical query and topic against the German
+    /// programme texts. Empty for German profiles.
+    pub german_terms: Vec<String>,
 }
 
 /// Most needs read from one profile.
@@ -306,6 +310,13 @@ impl MatchInput {
         let excluded_grant_types = excluded_grant_types(&query);
         let research_oriented = research_rule().is_match(&query);
         let text_language = text_language(&query);
+        let german_terms = match text_language {
+            Locale::En => crate::glossary::translate(&query)
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            Locale::De => Vec::new(),
+        };
         let needs = needs_of(
             &[
                 Some(description),
@@ -337,6 +348,7 @@ impl MatchInput {
             text_language,
             needs,
             need_vectors: Vec::new(),
+            german_terms,
         })
     }
 }

@@ -60,7 +60,7 @@ use crate::vectors::{dot, passage_text, GrantVectors};
 use crate::Engine;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 3;
+pub const METHOD_VERSION: u32 = 4;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -1308,8 +1308,19 @@ pub fn qualify(
         None
     } else {
         let vectors = vectors_for(engine, embedder)?;
-        let q = embedder.embed_query(&prompt.topic)?;
+        // An English prompt's topic also speaks through its German glossary terms.
+        let german = match crate::profile::text_language(&prompt.text) {
+            crate::profile::Locale::En => crate::glossary::translate(&prompt.topic),
+            crate::profile::Locale::De => Vec::new(),
+        };
+        let q = crate::glossary::embed_bilingual(
+            embedder,
+            &prompt.topic,
+            &german,
+            crate::glossary::GERMAN_TERMS_WEIGHT,
+        )?;
         let mut terms: Vec<String> = analyze(&prompt.topic);
+        terms.extend(german.iter().flat_map(|t| analyze(t)));
         let mut seen = HashSet::new();
         terms.retain(|t| seen.insert(t.clone()));
         let mut specific = Vec::with_capacity(terms.len());

@@ -1569,3 +1569,59 @@ fn a_failed_applicant_check_caps_the_score() {
         );
     }
 }
+
+/// A profile written in English gets German glossary terms, and its English keyword counts
+/// as found when its German term is in the programme text. A German profile gets no
+/// glossary terms.
+#[test]
+fn english_profiles_speak_to_german_texts_through_the_glossary() {
+    let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
+    let n = records.grants.len();
+    let (vectors, _) = random_vectors(n, 11);
+    let engine = Engine::from_records(records)
+        .unwrap()
+        .with_vectors(vectors)
+        .unwrap();
+    let cat = &engine.catalogue;
+    let input = MatchInput::from_value(json!({
+        "organization_id": "org",
+        "organization_profile": {
+            "name": "Village of Northwood",
+            "description": "We are a rural municipality and want to bring fast internet to every household.",
+            "keywords": ["broadband"],
+        }
+    }))
+    .unwrap();
+    let profile = input.resolve(cat).unwrap();
+    assert!(
+        profile.german_terms.iter().any(|t| t == "Breitband"),
+        "{:?}",
+        profile.german_terms
+    );
+    let g = (0..n as Idx)
+        .find(|&g| {
+            cat.grant_text_terms(g).contains("breitband")
+                && matching::passes_filters(cat, &profile, g, date("2026-01-01"))
+        })
+        .expect("an open programme that names broadband");
+    let query = engine.vectors().unwrap().row(g as usize).to_vec();
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let matches = engine
+        .rank(
+            &scope,
+            &profile,
+            &query,
+            &MatchOptions::default(),
+            date("2026-01-01"),
+        )
+        .unwrap();
+    let hit = matches
+        .iter()
+        .find(|m| m.grant == g)
+        .expect("the programme is among the results");
+    assert_eq!(hit.matched_keywords, vec!["broadband".to_string()]);
+    assert!(hit.components.keyword > 0.5, "{:?}", hit.components);
+
+    let german = resolve_body(cat, "Familie Huber", json!([])).unwrap();
+    assert!(german.german_terms.is_empty());
+}

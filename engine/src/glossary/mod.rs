@@ -1,0 +1,154 @@
+//! English → German funding vocabulary for profiles and prompts written in English.
+//!
+//! The programme texts are German; the multilingual model bridges the languages only
+//! loosely and BM25 not at all. [`translate`] finds the glossary's English phrases in a
+//! text (word boundaries, longest phrase first, plural "s" folded on both sides) and
+//! returns their German terms, which the matcher uses as a German lexical query and a
+//! German topic vector. The list (`en_de.tsv`) is data: one phrase per line, a tab, the
+//! German terms separated by `|`.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+const SOURCE: &str = include_str!("en_de.tsv");
+
+struct Glossary {
+    /// Folded English phrase (words joined by one space) → German terms.
+    phrases: HashMap<String, Vec<&'static str>>,
+    /// Words in the longest phrase.
+    longest: usize,
+}
+
+fn glossary() -> &'static Glossary {
+    static GLOSSARY: OnceLock<Glossary> = OnceLock::new();
+    GLOSSARY.get_or_init(|| {
+        let mut phrases = HashMap::new();
+        let mut longest = 1;
+        for line in SOURCE.lines() {
+            let line = line.trim_end();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (en, de) = line
+                .split_once('\t')
+                .expect("glossary lines are `english<TAB>deutsch|deutsch`");
+            let key = words(en);
+            longest = longest.max(key.len());
+            // Phrases that fold alike ("grant", "grants") share their terms.
+            let terms: &mut Vec<&str> = phrases.entry(key.join(" ")).or_default();
+            for t in de.split('|').map(str::trim) {
+                if !terms.contains(&t) {
+                    terms.push(t);
+                }
+            }
+        }
+        Glossary { phrases, longest }
+    })
+}
+
+/// Lower-cased words of `text` (letters, digits, inner `-` and `&`), with a plural `s`
+/// folded ("grants" → "grant", "facilities" → "facility"; not "business").
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '&'))
+        .map(|w| w.trim_matches(|c| c == '-' || c == '&').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .map(|w| fold_plural(&w))
+        .collect()
+}
+
+fn fold_plural(w: &str) -> String {
+    if w.chars().count() <= 3 || w.ends_with("ss") || w.ends_with("us") || w.ends_with("is") {
+        return w.to_string();
+    }
+    if let Some(stem) = w.strip_suffix("ies") {
+        return format!("{stem}y");
+    }
+    w.strip_suffix('s').unwrap_or(w).to_string()
+}
+
+/// The German terms of the glossary phrases found in `text`, in order of appearance,
+/// each once. A longer phrase wins over the phrases inside it ("heat pump" before
+/// "heat").
+pub fn translate(text: &str) -> Vec<&'static str> {
+    let g = glossary();
+    let ws = words(text);
+    let mut out: Vec<&'static str> = Vec::new();
+    let mut i = 0;
+    while i < ws.len() {
+        let found = (1..=g.longest.min(ws.len() - i))
+            .rev()
+            .find_map(|n| g.phrases.get(&ws[i..i + n].join(" ")).map(|t| (n, t)));
+        match found {
+            Some((n, terms)) => {
+                for t in terms {
+                    if !out.contains(t) {
+                        out.push(t);
+                    }
+                }
+                i += n;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// Weight of the German terms' embedding next to an English text (matching's default
+/// `glossary_weight` and qualification's topic): chosen on the tuning halves.
+pub const GERMAN_TERMS_WEIGHT: f32 = 1.0;
+
+/// Embeds `text` as a query and, when `german` terms are given, adds the embedding of
+/// those terms with `weight`: a direction between the English text and its German terms.
+pub fn embed_bilingual(
+    embedder: &crate::embed::Embedder,
+    text: &str,
+    german: &[&str],
+    weight: f32,
+) -> crate::Result<Vec<f32>> {
+    let mut q = embedder.embed_query(text)?.to_vec();
+    if weight > 0.0 && !german.is_empty() {
+        let g = embedder.embed_query(&german.join(", "))?;
+        for (a, b) in q.iter_mut().zip(g.iter()) {
+            *a += weight * b;
+        }
+    }
+    Ok(q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longest_phrase_wins_and_plurals_fold() {
+        let t = translate("We plan heat pumps and roof insulation for our buildings.");
+        assert_eq!(
+            t,
+            vec![
+                "Wärmepumpe",
+                "Dach",
+                "Dämmung",
+                "Wärmedämmung",
+                "Gebäude",
+                "Bau"
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_words_give_nothing_and_terms_appear_once() {
+        assert!(translate("Lorem ipsum dolor").is_empty());
+        let t = translate("export, exports and export");
+        assert_eq!(t, vec!["Export", "Außenwirtschaft"]);
+    }
+
+    #[test]
+    fn every_line_has_german_terms() {
+        let g = glossary();
+        assert!(g.phrases.len() > 400);
+        assert!(g
+            .phrases
+            .values()
+            .all(|ts| !ts.is_empty() && ts.iter().all(|t| !t.is_empty())));
+    }
+}
