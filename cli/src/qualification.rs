@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
-use grantmatch_engine::qualify::{describe, QualificationPrompt};
+use grantmatch_engine::qualify::{describe, QualificationPrompt, QualificationRules};
 use grantmatch_engine::Engine;
 use grantmatch_server::db::{Db, Partner};
 use grantmatch_server::qualification as q;
@@ -14,12 +14,19 @@ use uuid::Uuid;
 
 #[derive(Subcommand)]
 pub enum QualificationCmd {
-    /// Set the partner's qualification prompt from a file (UTF-8 text).
+    /// Set the partner's qualification prompt from a file (UTF-8 text) and print how it
+    /// was read (stderr).
     Set {
         #[arg(long)]
         partner: String,
         #[arg(long)]
         prompt_file: PathBuf,
+        /// JSON corrections to the reading (regions, applicant_types,
+        /// excluded_applicant_types, funding_types, excluded_funding_types, excluded_kinds,
+        /// non_profit, topic, include_topics, exclude_topics); each field set replaces
+        /// what was read. Without it, earlier rules are removed.
+        #[arg(long)]
+        rules_file: Option<PathBuf>,
     },
     /// Remove the partner's qualification prompt (ai_qualified becomes null).
     Clear {
@@ -73,21 +80,47 @@ pub fn run_qualification(data_dir: &Path, cmd: QualificationCmd) -> Result<()> {
         QualificationCmd::Set {
             partner: p,
             prompt_file,
+            rules_file,
         } => {
             let p = partner(&db, &p)?;
             let text = std::fs::read_to_string(&prompt_file)
                 .with_context(|| format!("cannot read {}", prompt_file.display()))?;
-            let version = q::set_prompt(&db, p.id, &text)?;
+            let rules = match &rules_file {
+                Some(f) => {
+                    let json = std::fs::read_to_string(f)
+                        .with_context(|| format!("cannot read {}", f.display()))?;
+                    Some(
+                        QualificationRules::from_json(&json)
+                            .with_context(|| format!("{}", f.display()))?,
+                    )
+                }
+                None => None,
+            };
+            // Rules are checked against the catalogue before anything is stored; the
+            // reading is shown when a catalogue is imported.
+            let reading = match Engine::open(data_dir) {
+                Ok(engine) => {
+                    let read = QualificationPrompt::read(&engine.catalogue, &text, rules.as_ref())
+                        .with_context(|| {
+                            format!(
+                                "{}",
+                                rules_file.as_deref().unwrap_or(Path::new("")).display()
+                            )
+                        })?;
+                    Some(describe(&engine.catalogue, &read))
+                }
+                Err(e) if rules.is_some() => {
+                    bail!("cannot check the rules without an imported catalogue: {e}")
+                }
+                Err(_) => None,
+            };
+            let version = q::set_prompt(&db, p.id, &text, rules.as_ref())?;
             eprintln!(
                 "qualification prompt of {} set (configuration version {version}); a running server re-assesses within seconds",
                 p.name
             );
-            // Show how the prompt was read, when a catalogue is imported.
-            if let Ok(engine) = Engine::open(data_dir) {
-                let parsed = QualificationPrompt::parse(&engine.catalogue, &text);
-                for line in describe(&engine.catalogue, &parsed) {
-                    eprintln!("  {line}");
-                }
+            for line in reading.unwrap_or_default() {
+                eprintln!("  {line}");
             }
             Ok(())
         }

@@ -234,13 +234,17 @@ class Engine:
         """
 
     def qualify(
-        self, prompt: str, grant_ids: Union[str, Sequence[str], None] = None
+        self,
+        prompt: str,
+        grant_ids: Union[str, Sequence[str], None] = None,
+        rules: Optional[Mapping[str, Any]] = None,
     ) -> List[_Json]:
         """The server's AI qualification of grants for a partner's prompt.
 
         One dict per grant (default every grant, else UUIDs or slugs in the given
         order): ``grant_id``, ``slug``, ``ai_qualified``, ``ai_qualification_reasoning``.
-        Raises InvalidInputError (empty prompt), UnknownIdError or ModelError.
+        ``rules``: corrections to the prompt's reading, as in ``qualification_rules``.
+        Raises InvalidInputError (empty prompt, bad rules), UnknownIdError or ModelError.
         """
     def categorize(
         self,
@@ -254,11 +258,18 @@ class Engine:
         ``grant_id``, ``slug``, ``custom_categories`` (``id``, ``name``, ``name_en``).
         Raises InvalidInputError, UnknownIdError or ModelError.
         """
-    def qualification_rules(self, prompt: str) -> _Json:
+    def qualification_rules(
+        self, prompt: str, rules: Optional[Mapping[str, Any]] = None
+    ) -> _Json:
         """How a prompt is read: ``region_ids``, ``eligible_entity_ids``,
         ``only_grant_types``, ``excluded_grant_types``, ``non_profit``,
         ``applicant_types``, ``excluded_applicant_types``, ``excluded_programme_kinds``,
-        ``topic``, ``topic_items``, ``excluded_topics`` and ``description``."""
+        ``topic``, ``topic_items``, ``excluded_topics``, ``description`` and ``rules``
+        (the whole reading in the format of the CLI's ``--rules-file``: ``regions``,
+        ``applicant_types``, ``excluded_applicant_types``, ``funding_types``,
+        ``excluded_funding_types``, ``excluded_kinds``, ``non_profit``, ``topic``,
+        ``include_topics``, ``exclude_topics``). ``rules`` given: each key replaces
+        what was read; an unknown key or value raises InvalidInputError naming it."""
 
 def evaluate(
     engine: Engine,

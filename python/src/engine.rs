@@ -21,7 +21,7 @@ use serde_json::{json, Map, Value};
 use crate::convert::{f32_clean, from_py, to_py};
 use crate::errors::{self, invalid, model, unknown};
 use crate::options::match_options;
-use grantmatch_engine::qualify::{self, QualificationPrompt};
+use grantmatch_engine::qualify::{self, QualificationPrompt, QualificationRules};
 use grantmatch_engine::views;
 
 /// Organisation id used when a profile is given without a request body around it (the
@@ -694,24 +694,23 @@ impl PyEngine {
     ///     InvalidInputError: an empty prompt.
     ///     UnknownIdError: an unknown grant.
     ///     ModelError: no model, or a catalogue embedded with another model.
-    #[pyo3(signature = (prompt, grant_ids=None))]
+    #[pyo3(signature = (prompt, grant_ids=None, rules=None))]
     fn qualify<'py>(
         &self,
         py: Python<'py>,
         prompt: &str,
         grant_ids: Option<&Bound<'py, PyAny>>,
+        rules: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         if prompt.trim().is_empty() {
             return Err(invalid("prompt: must not be empty"));
         }
+        let p = self.read_prompt(prompt, rules)?;
         let ids = self.grant_selection(grant_ids)?;
         let embedder = self.embedder()?;
         let engine = &*self.engine;
         let out = py
-            .detach(|| {
-                let p = QualificationPrompt::parse(&engine.catalogue, prompt);
-                qualify::qualify(engine, embedder, &p, &ids)
-            })
+            .detach(|| qualify::qualify(engine, embedder, &p, &ids))
             .map_err(errors::to_py)?;
         to_py_list(py, crate::qualify::qualification_values(engine, out))
     }
@@ -756,21 +755,54 @@ impl PyEngine {
 
     /// How a qualification prompt is read: its rules and its topic.
     ///
+    /// Args:
+    ///     prompt: the prompt text (German or English).
+    ///     rules: optional corrections (a dict in the format of the CLI's
+    ///         `--rules-file`: `regions`, `applicant_types`, `excluded_applicant_types`,
+    ///         `funding_types`, `excluded_funding_types`, `excluded_kinds`, `non_profit`,
+    ///         `topic`, `include_topics`, `exclude_topics`); each key set replaces what
+    ///         was read. `qualify` takes the same argument.
+    ///
     /// Returns:
     ///     A dict: `region_ids`, `eligible_entity_ids`, `only_grant_types`,
-    ///     `excluded_grant_types`, `non_profit` (True or None), `topic` (the text
-    ///     matched semantically, "" when none) and `description` (the rules in words).
+    ///     `excluded_grant_types`, `non_profit` (True or None), `applicant_types`,
+    ///     `excluded_applicant_types`, `excluded_programme_kinds`, `topic` (the text
+    ///     matched semantically, "" when none), `topic_items`, `excluded_topics`,
+    ///     `description` (the rules in words) and `rules` (the whole reading in the
+    ///     `rules` format, to edit and pass back).
+    ///
+    /// Raises:
+    ///     InvalidInputError: an unknown key or value in `rules`, naming it.
+    #[pyo3(signature = (prompt, rules=None))]
     fn qualification_rules<'py>(
         &self,
         py: Python<'py>,
         prompt: &str,
+        rules: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let p = QualificationPrompt::parse(&self.engine.catalogue, prompt);
+        let p = self.read_prompt(prompt, rules)?;
         to_py(py, &crate::qualify::rules_value(&self.engine, &p))
     }
 }
 
 impl PyEngine {
+    /// A prompt read with the caller's corrections (a dict in the `--rules-file` format).
+    fn read_prompt(
+        &self,
+        prompt: &str,
+        rules: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<QualificationPrompt> {
+        let rules = match rules.filter(|o| !o.is_none()) {
+            Some(obj) => Some(
+                QualificationRules::from_json(&from_py(obj, "rules")?.to_string())
+                    .map_err(errors::to_py)?,
+            ),
+            None => None,
+        };
+        QualificationPrompt::read(&self.engine.catalogue, prompt, rules.as_ref())
+            .map_err(errors::to_py)
+    }
+
     /// Grants by UUID or slug (a str or a list of str); `None` = the whole catalogue.
     fn grant_selection(&self, grant_ids: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u32>> {
         match grant_ids.filter(|o| !o.is_none()) {

@@ -138,5 +138,6 @@ pub fn rules_value(engine: &Engine, p: &QualificationPrompt) -> Value {
         "topic_items": p.topic_items,
         "excluded_topics": p.excluded_topics,
         "description": qualify::describe(cat, p),
+        "rules": qualify::QualificationRules::of_reading(cat, p),
     })
 }

@@ -31,6 +31,9 @@ QUALIFICATION_PROMPT = (
     "Programme, die gemeinnützige Vereine in Sachsen für Jugendarbeit und soziale "
     "Projekte nutzen können; keine Kredite."
 )
+# The partner's corrections to the reading (`--rules-file`): Thüringen besides Sachsen,
+# and research ruled out.
+QUALIFICATION_RULES = {"regions": ["Sachsen", "Thüringen"], "exclude_topics": ["Forschung"]}
 CATEGORIES = [
     {"name": "Klimaschutz", "name_en": "Climate protection", "keywords": ["Klimaschutz", "CO2"]},
     {"name": "Digitalisierung", "name_en": "Digitalisation", "keywords": []},
@@ -114,9 +117,12 @@ def server(tmp_path_factory, data_dir, model_dir, cli_binary):
     )
     prompt_file = data / "prompt.txt"
     prompt_file.write_text(QUALIFICATION_PROMPT, encoding="utf-8")
+    rules_file = data / "rules.json"
+    rules_file.write_text(json.dumps(QUALIFICATION_RULES), encoding="utf-8")
     run_cli(
         cli_binary, data, "partner", "qualification", "set",
         "--partner", "qualifier", "--prompt-file", str(prompt_file),
+        "--rules-file", str(rules_file),
     )
     for c in CATEGORIES:
         run_cli(
@@ -300,14 +306,19 @@ def test_qualification_and_categories_equal_the_server(server, engine, cli_binar
         assert time.monotonic() < deadline, f"assessment did not finish: {status}"
         time.sleep(1)
     assert status["qualification"]["assessed"] == len(engine)
+    assert status["rules"] == QUALIFICATION_RULES
+    assert status["reading"]["regions"] == ["Sachsen", "Thüringen"]
+    assert status["reading"]["exclude_topics"] == ["Forschung"]
+    assert status["reading"]["excluded_funding_types"] == ["loan"]
     served = {
         g["id"]: g
         for g in all_pages(server.as_token(server.qualifier_token), "/api/v1/grants", "grants")
     }
     assert len(served) == len(engine)
 
-    qualified = engine.qualify(QUALIFICATION_PROMPT)
+    qualified = engine.qualify(QUALIFICATION_PROMPT, rules=QUALIFICATION_RULES)
     assert len(qualified) == len(engine)
+    assert qualified != engine.qualify(QUALIFICATION_PROMPT), "the rules change decisions"
     for q in qualified:
         g = served[q["grant_id"]]
         assert (g["ai_qualified"], g["ai_qualification_reasoning"]) == (

@@ -23,6 +23,31 @@ def test_rules_of_a_prompt(engine):
     assert any("Sachsen" in d for d in rules["description"])
 
 
+def test_rules_correct_the_reading(engine):
+    reading = engine.qualification_rules(PROMPT)["rules"]
+    assert reading["regions"] == ["Sachsen"]
+    assert reading["excluded_funding_types"] == ["loan"]
+    # The reading passed back changes nothing.
+    assert engine.qualification_rules(PROMPT, reading)["rules"] == reading
+    corrected = engine.qualification_rules(PROMPT, {"regions": ["Bayern"], "excluded_funding_types": []})
+    bayern = [r["id"] for r in engine.regions() if r["name_de"] == "Bayern"]
+    assert corrected["region_ids"] == bayern
+    assert corrected["excluded_grant_types"] == []
+    assert corrected["topic"] == "Jugendarbeit"
+    # A Bavarian programme that the prompt alone rules out by region qualifies by region
+    # once the rules say Bayern: its reasoning no longer names the region as the reason.
+    grants = engine.grants(limit=10_000)
+    bavarian = [g["slug"] for g in grants if g["regions"] and all(r["name"] == "Bayern" for r in g["regions"])]
+    alone = engine.qualify(PROMPT, bavarian)
+    assert not any(o["ai_qualified"] for o in alone)
+    with_rules = engine.qualify(PROMPT, bavarian, rules={"regions": ["Bayern"]})
+    assert sum("Sachsen" in o["ai_qualification_reasoning"] for o in with_rules) == 0
+    with pytest.raises(grantmatch.InvalidInputError, match="Atlantis"):
+        engine.qualification_rules(PROMPT, {"regions": ["Atlantis"]})
+    with pytest.raises(grantmatch.InvalidInputError, match="region"):
+        engine.qualify(PROMPT, bavarian[:1], rules={"region": ["Bayern"]})
+
+
 def test_qualify_decides_by_rules_and_topic(engine):
     grants = engine.grants(limit=10_000)
     other_land = next(

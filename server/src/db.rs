@@ -146,6 +146,11 @@ SELECT partner_id,
 FROM matching_requests
 GROUP BY 1, 2, 3;
 "#,
+    // The partner's corrections to how its prompt was read (JSON of
+    // `grantmatch_engine::qualify::QualificationRules`), NULL when none.
+    r#"
+ALTER TABLE partner_assessment ADD COLUMN rules TEXT;
+"#,
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]

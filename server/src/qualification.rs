@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::Utc;
-use grantmatch_engine::qualify::{self, CustomCategory, QualificationPrompt};
+use grantmatch_engine::qualify::{self, CustomCategory, QualificationPrompt, QualificationRules};
 use grantmatch_engine::{Engine, Idx, ResolvedScope, Scope};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, OptionalExtension};
@@ -49,7 +49,35 @@ pub struct PartnerConfig {
     pub version: i64,
     pub prompt: Option<String>,
     pub prompt_updated_at: Option<String>,
+    /// The partner's corrections to the prompt's reading (`--rules-file`).
+    pub rules: Option<QualificationRules>,
     pub categories: Vec<CustomCategory>,
+}
+
+impl PartnerConfig {
+    /// The prompt as assessed: read, with the partner's rules applied. Rules that no
+    /// longer fit the catalogue (a region gone after a re-import) are reported and left
+    /// out rather than stopping the assessment.
+    pub fn read_prompt(&self, engine: &Engine) -> Option<QualificationPrompt> {
+        let text = self.prompt.as_deref()?;
+        let cat = &engine.catalogue;
+        Some(
+            QualificationPrompt::read(cat, text, self.rules.as_ref()).unwrap_or_else(|e| {
+                tracing::warn!("qualification rules ignored: {e}");
+                QualificationPrompt::parse(cat, text)
+            }),
+        )
+    }
+
+    /// What the qualification results depend on: the prompt and the rules.
+    fn qualification_bytes(&self) -> Option<Vec<u8>> {
+        let mut b = self.prompt.as_ref()?.as_bytes().to_vec();
+        if let Some(r) = &self.rules {
+            b.push(0);
+            b.extend(serde_json::to_vec(r).unwrap_or_default());
+        }
+        Some(b)
+    }
 }
 
 /// A category to add.
@@ -78,8 +106,15 @@ fn bump_version(tx: &rusqlite::Transaction<'_>, partner: Uuid) -> Result<i64, Se
     )?)
 }
 
-/// Sets the partner's prompt; clears its qualification results. Returns the new version.
-pub fn set_prompt(db: &Db, partner: Uuid, prompt: &str) -> Result<i64, ServerError> {
+/// Sets the partner's prompt and its rules (none: the prompt's reading alone); clears
+/// its qualification results. Returns the new version. Check the rules against the
+/// catalogue first ([`QualificationPrompt::read`]).
+pub fn set_prompt(
+    db: &Db,
+    partner: Uuid,
+    prompt: &str,
+    rules: Option<&QualificationRules>,
+) -> Result<i64, ServerError> {
     let prompt = prompt.trim();
     if prompt.is_empty() {
         return Err(ServerError::Invalid(
@@ -95,9 +130,12 @@ pub fn set_prompt(db: &Db, partner: Uuid, prompt: &str) -> Result<i64, ServerErr
     let mut conn = db.conn();
     let tx = conn.transaction()?;
     let version = bump_version(&tx, partner)?;
+    let rules = rules
+        .filter(|r| !r.is_empty())
+        .map(|r| serde_json::to_string(r).expect("rules serialise"));
     tx.execute(
-        "UPDATE partner_assessment SET prompt = ?2, prompt_updated_at = ?3 WHERE partner_id = ?1",
-        params![partner.to_string(), prompt, now()],
+        "UPDATE partner_assessment SET prompt = ?2, prompt_updated_at = ?3, rules = ?4 WHERE partner_id = ?1",
+        params![partner.to_string(), prompt, now(), rules],
     )?;
     tx.execute(
         "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
@@ -122,7 +160,7 @@ pub fn clear_prompt(db: &Db, partner: Uuid) -> Result<bool, ServerError> {
     if had {
         bump_version(&tx, partner)?;
         tx.execute(
-            "UPDATE partner_assessment SET prompt = NULL, prompt_updated_at = ?2 WHERE partner_id = ?1",
+            "UPDATE partner_assessment SET prompt = NULL, prompt_updated_at = ?2, rules = NULL WHERE partner_id = ?1",
             params![partner.to_string(), now()],
         )?;
         tx.execute(
@@ -242,22 +280,28 @@ pub fn config(db: &Db, partner: Uuid) -> Result<PartnerConfig, ServerError> {
     let row = db
         .conn()
         .query_row(
-            "SELECT version, prompt, prompt_updated_at FROM partner_assessment WHERE partner_id = ?1",
+            "SELECT version, prompt, prompt_updated_at, rules FROM partner_assessment WHERE partner_id = ?1",
             [partner.to_string()],
             |r| {
                 Ok((
                     r.get::<_, i64>(0)?,
                     r.get::<_, Option<String>>(1)?,
                     r.get::<_, Option<String>>(2)?,
+                    r.get::<_, Option<String>>(3)?,
                 ))
             },
         )
         .optional()?;
-    let (version, prompt, prompt_updated_at) = row.unwrap_or((0, None, None));
+    let (version, prompt, prompt_updated_at, rules) = row.unwrap_or((0, None, None, None));
+    let rules = rules
+        .map(|r| QualificationRules::from_json(&r))
+        .transpose()
+        .map_err(|e| ServerError::Io(format!("stored {e}")))?;
     Ok(PartnerConfig {
         version,
         prompt,
         prompt_updated_at,
+        rules,
         categories: categories(db, partner)?,
     })
 }
@@ -495,6 +539,7 @@ pub fn plan(
         }
     }
     let cat_cfg = categories_config(&config.categories);
+    let q_cfg = config.qualification_bytes();
     let mut plan = Plan {
         total: scope.visible_count(),
         ..Default::default()
@@ -503,8 +548,8 @@ pub fn plan(
         let gid = engine.catalogue.grants[g as usize].id.to_string();
         let (q_old, c_old) = stored.get(&gid).cloned().unwrap_or((None, None));
         let fp = &fingerprints[g as usize];
-        if let Some(prompt) = &config.prompt {
-            let k = key("qualification", engine, prompt.as_bytes(), fp);
+        if let Some(q_cfg) = &q_cfg {
+            let k = key("qualification", engine, q_cfg, fp);
             if q_old.as_deref() != Some(k.as_str()) {
                 plan.qualification.push((g, k));
             }
@@ -539,11 +584,15 @@ pub fn status(engine: &Engine, db: &Db, partner: &Partner) -> Result<Value, Serv
         [partner.id.to_string()],
         |r| r.get(0),
     )?;
+    let reading = plan.config.read_prompt(engine);
     Ok(json!({
         "partner": { "id": partner.id, "name": partner.name },
         "version": plan.config.version,
         "prompt": plan.config.prompt,
         "prompt_updated_at": plan.config.prompt_updated_at,
+        "rules": plan.config.rules,
+        "reading": reading.as_ref().map(|p| QualificationRules::of_reading(&engine.catalogue, p)),
+        "reading_description": reading.as_ref().map(|p| qualify::describe(&engine.catalogue, p)),
         "categories": plan.config.categories.len(),
         "grants_in_scope": plan.total,
         "qualification": part(plan.config.prompt.is_some(), plan.qualification.len()),
@@ -686,11 +735,7 @@ pub async fn assess_partner(
             .map_err(|e| ServerError::Io(format!("assessment task: {e}")))??
     };
     let version = plan.config.version;
-    let prompt = plan
-        .config
-        .prompt
-        .as_deref()
-        .map(|p| Arc::new(QualificationPrompt::parse(&engine.catalogue, p)));
+    let prompt = plan.config.read_prompt(&engine).map(Arc::new);
     let categories = Arc::new(plan.config.categories.clone());
     let mut work: Vec<Work> = Vec::new();
     for chunk in plan.qualification.chunks(BATCH) {

@@ -179,9 +179,9 @@ fn assert_unassessed(v: &Value) {
 #[tokio::test]
 async fn prompt_and_categories_fill_list_and_detail_of_that_partner_only() {
     let t = setup();
-    q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
     let (digital, umwelt) = categories(&t.db, t.a);
-    q::set_prompt(&t.db, t.c, "Nur Bürgschaften für Unternehmen").unwrap();
+    q::set_prompt(&t.db, t.c, "Nur Bürgschaften für Unternehmen", None).unwrap();
 
     // Null before assessment.
     let before = list(&t.state, &t.a_token, "").await;
@@ -287,7 +287,7 @@ async fn prompt_and_categories_fill_list_and_detail_of_that_partner_only() {
 #[tokio::test]
 async fn a_prompt_change_reassesses_and_nothing_stale_is_shown() {
     let t = setup();
-    q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
     pass(&t.state).await;
     let first = list(&t.state, &t.a_token, "").await;
     assert_eq!(first["testprogramm-12"]["ai_qualified"], true);
@@ -299,7 +299,7 @@ async fn a_prompt_change_reassesses_and_nothing_stale_is_shown() {
     assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(0));
 
     // ...until the prompt changes: results are null at once, then re-assessed.
-    q::set_prompt(&t.db, t.a, "Nur Bürgschaften in Sachsen").unwrap();
+    q::set_prompt(&t.db, t.a, "Nur Bürgschaften in Sachsen", None).unwrap();
     list(&t.state, &t.a_token, "")
         .await
         .values()
@@ -329,7 +329,7 @@ async fn a_prompt_change_reassesses_and_nothing_stale_is_shown() {
 #[tokio::test]
 async fn filters_on_own_results() {
     let t = setup();
-    q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
     let (digital, umwelt) = categories(&t.db, t.a);
     pass(&t.state).await;
     let all = list(&t.state, &t.a_token, "").await;
@@ -393,7 +393,7 @@ async fn results_persist_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let (a, a_token, expected) = {
         let t = setup_with_db(Arc::new(Db::open(dir.path()).unwrap()));
-        q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+        q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
         categories(&t.db, t.a);
         pass(&t.state).await;
         let l = list(&t.state, &t.a_token, "").await;
@@ -418,7 +418,7 @@ async fn results_persist_across_a_restart() {
 async fn the_background_assessor_notices_changes_and_reports_progress() {
     let t = setup();
     let handle = q::spawn_assessor_every(t.state.clone(), Duration::from_millis(100));
-    q::set_prompt(&t.db, t.a, PROMPT).unwrap();
+    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
     let partner = t.db.partner(t.a).unwrap().unwrap();
     let started = Instant::now();
     loop {
@@ -466,7 +466,7 @@ async fn only_grants_in_scope_are_assessed() {
         .unwrap();
     let token = db.create_token(p.id, &["grants:read".into()]).unwrap().1;
     let state = state_over(db.clone(), true);
-    q::set_prompt(&db, p.id, "Naturschutz").unwrap();
+    q::set_prompt(&db, p.id, "Naturschutz", None).unwrap();
     let visible = raw().visible(&[bayern.to_string()], &[]);
     assert_eq!(pass(&state).await, visible.len());
     let l = list(&state, &token, "").await;
@@ -476,5 +476,48 @@ async fn only_grants_in_scope_are_assessed() {
         l["testprogramm-7"]["ai_qualified"], true,
         "{}",
         l["testprogramm-7"]
+    );
+}
+
+/// The partner's rules correct the reading: stored with the prompt, part of what the
+/// results depend on (a change re-assesses), shown by `status`; removed with a plain `set`.
+#[tokio::test]
+async fn rules_correct_the_reading_and_a_change_reassesses() {
+    let t = setup();
+    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
+    pass(&t.state).await;
+    assert_eq!(
+        list(&t.state, &t.a_token, "").await["testprogramm-12"]["ai_qualified"],
+        true
+    );
+    let rules =
+        grantmatch_engine::qualify::QualificationRules::from_json(r#"{"regions": ["Bayern"]}"#)
+            .unwrap();
+    q::set_prompt(&t.db, t.a, PROMPT, Some(&rules)).unwrap();
+    let config = q::config(&t.db, t.a).unwrap();
+    assert_eq!(config.rules.as_ref(), Some(&rules));
+    let bayern = t.state.engine.catalogue.find_region("Bayern").unwrap();
+    assert_eq!(
+        config.read_prompt(&t.state.engine).unwrap().regions,
+        vec![bayern]
+    );
+    let mut assessor = Assessor::default();
+    assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(12));
+    let g12 = &list(&t.state, &t.a_token, "").await["testprogramm-12"];
+    assert_eq!(g12["ai_qualified"], false, "{g12}");
+    assert!(
+        g12["ai_qualification_reasoning"]
+            .as_str()
+            .unwrap()
+            .contains("Bayern"),
+        "{g12}"
+    );
+    // The same prompt without rules: the rules are gone and the reading decides again.
+    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
+    assert_eq!(q::config(&t.db, t.a).unwrap().rules, None);
+    assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(12));
+    assert_eq!(
+        list(&t.state, &t.a_token, "").await["testprogramm-12"]["ai_qualified"],
+        true
     );
 }

@@ -30,6 +30,9 @@
 //! keywords: a word found in more than [`MAX_KEYWORD_SHARE`] of the catalogue
 //! ("Projekt", "Förderung") is no evidence of a topic. A prompt without topic words
 //! decides by the rules alone. A grant is qualified when every rule and the topic fit.
+//! For an English prompt the German terms of its topic ([`crate::glossary`]) join the
+//! topic's embedding and its keywords. A partner can correct the reading
+//! ([`QualificationRules`], `--rules-file`); [`QualificationPrompt::read`] applies it.
 //!
 //! The reasoning is two or three German sentences built from facts only: the decisive
 //! rule facts (region, grant type, eligibility, non-profit), the similarity (cosine and
@@ -58,6 +61,9 @@ use crate::model::{Grant, GrantType, RegionType};
 use crate::text::{analyze, fold_name};
 use crate::vectors::{dot, passage_text, GrantVectors};
 use crate::Engine;
+
+mod rules;
+pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
 pub const METHOD_VERSION: u32 = 4;
@@ -639,6 +645,16 @@ fn is_modifier_context(words: &[Word], i: usize, set: &[&str]) -> bool {
 }
 
 impl QualificationPrompt {
+    /// Reads a prompt and applies the partner's corrections ([`QualificationRules`]) to
+    /// the reading: what every front-end assesses with.
+    pub fn read(cat: &Catalogue, text: &str, rules: Option<&QualificationRules>) -> Result<Self> {
+        let mut p = Self::parse(cat, text);
+        if let Some(r) = rules {
+            r.apply(cat, &mut p)?;
+        }
+        Ok(p)
+    }
+
     /// Reads a prompt: constraints that map onto catalogue facts, plus the topic.
     pub fn parse(cat: &Catalogue, text: &str) -> Self {
         // Clauses → original tokens → folded words. A clause is an exclusion when it
