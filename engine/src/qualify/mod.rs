@@ -92,20 +92,6 @@ pub const CATEGORY_Z_STRONG_EN: f32 = 1.0;
 /// is also closer to it than to the prompt's own topic.
 pub const EXCLUDED_TOPIC_Z: f32 = 2.0;
 
-/// Company forms meant by "KMU", "Unternehmen", "Start-ups", ...
-const COMPANY_CODES: &[&str] = &[
-    "gmbh",
-    "ug",
-    "ag",
-    "eg",
-    "gbr",
-    "ohg",
-    "kg",
-    "gmbh_co_kg",
-    "partg",
-    "einzelunternehmen",
-    "freiberufler",
-];
 /// Folded words that stand for companies in general.
 const COMPANY_WORDS: &[&str] = &[
     "kmu",
@@ -822,7 +808,9 @@ impl QualificationPrompt {
                         || (w.starts_with("start") && w.ends_with("ups"))
                     {
                         for (e, ent) in cat.eligible_entities.iter().enumerate() {
-                            if COMPANY_CODES.contains(&ent.code.as_str())
+                            if ApplicantType::Company
+                                .entity_codes()
+                                .contains(&ent.code.as_str())
                                 && !negated
                                 && !p.entities.contains(&(e as Idx))
                             {
