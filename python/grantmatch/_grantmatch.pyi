@@ -221,8 +221,13 @@ class Engine:
         calibration: Optional[_CalibrationLike] = None,
         explain: bool = False,
         today: Optional[_DateLike] = None,
+        options: Optional[Mapping[str, Any]] = None,
     ) -> List[_Json]:
         """Ranks grants for a profile: the results of ``POST /api/v1/matching``.
+
+        ``options``: every match option in one dict, the format of the CLI's
+        ``--options`` file (``weights``, ``calibration``, ``keyword_factor_en``,
+        ``glossary_weight``, ``need_weight``); ``weights``/``calibration`` replace parts.
 
         ``profile`` is an ``organization_profile`` dict, a whole request body, or a
         description string. Each match: ``rank``, ``grant_id``, ``slug``, ``title``,
@@ -280,8 +285,10 @@ def evaluate(
     weights: Optional[_WeightsLike] = None,
     calibration: Optional[_CalibrationLike] = None,
     today: Optional[_DateLike] = None,
+    options: Optional[Mapping[str, Any]] = None,
 ) -> Dict[str, Any]:
-    """nDCG@k and Recall@25 of the matching on labelled profiles.
+    """nDCG@k and Recall@25 of the matching on labelled profiles (``options`` as in
+    ``Engine.match``).
 
     Returns ``{f"ndcg@{k}", "recall@25", "k", "profiles", "model", "options",
     "per_profile"}``; each per-profile row has ``profile``, ``split`` (``tune`` /

@@ -633,6 +633,10 @@ impl PyEngine {
     ///         `matched_keywords` to every match.
     ///     today: the day deadlines are checked against (`datetime.date` or
     ///         `"YYYY-MM-DD"`; default today, UTC).
+    ///     options: every option in one dict, the format of the CLI's `--options` and
+    ///         the server's `--match-options` files (`weights`, `calibration`,
+    ///         `keyword_factor_en`, `glossary_weight`, `need_weight`); `weights` and
+    ///         `calibration` arguments replace those parts.
     ///
     /// Returns:
     ///     A list of dicts, best first: `rank`, `grant_id`, `slug`, `title`,
@@ -641,7 +645,7 @@ impl PyEngine {
     /// Raises:
     ///     InvalidInputError: a missing or malformed field, an unknown filter value.
     ///     ModelError: no model, or a catalogue embedded with another model.
-    #[pyo3(name = "match", signature = (profile, project=None, *, locale=None, limit=25, weights=None, calibration=None, explain=false, today=None))]
+    #[pyo3(name = "match", signature = (profile, project=None, *, locale=None, limit=25, weights=None, calibration=None, explain=false, today=None, options=None))]
     #[allow(clippy::too_many_arguments)]
     fn match_<'py>(
         &self,
@@ -654,6 +658,7 @@ impl PyEngine {
         calibration: Option<&Bound<'py, PyAny>>,
         explain: bool,
         today: Option<&Bound<'py, PyAny>>,
+        options: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         if !(1..=grantmatch_engine::matching::MAX_RESULTS).contains(&limit) {
             return Err(invalid(format!(
@@ -662,7 +667,7 @@ impl PyEngine {
             )));
         }
         let input = match_input(profile, project, locale)?;
-        let options = match_options(weights, calibration)?;
+        let options = match_options(options, weights, calibration)?;
         let today = parse_today(today)?;
         let embedder = self.embedder()?;
         let matches = self

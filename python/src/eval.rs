@@ -150,7 +150,7 @@ fn parse_qrels(
 ///
 /// Returns:
 ///     A dict: `f"ndcg@{k}"` and `"recall@25"` (means over the profiles), `"k"`,
-///     `"profiles"` (count), `"model"`, `"options"` (weights and calibration used) and
+///     `"profiles"` (count), `"model"`, `"options"` (all options used) and
 ///     `"per_profile"`: a list of dicts `profile`, `split` (the profile's `split`, e.g.
 ///     `tune`/`heldout`, or None), `f"ndcg@{k}"`, `"recall@25"`, `judged`, `relevant`
 ///     and `ranked` (the slugs returned, best first).
@@ -159,7 +159,7 @@ fn parse_qrels(
 ///     InvalidInputError: a malformed profile (the message names it) or option.
 ///     ModelError: no model loaded.
 #[pyfunction]
-#[pyo3(signature = (engine, profiles, qrels, *, k=10, weights=None, calibration=None, today=None))]
+#[pyo3(signature = (engine, profiles, qrels, *, k=10, weights=None, calibration=None, today=None, options=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate<'py>(
     py: Python<'py>,
@@ -170,6 +170,7 @@ pub fn evaluate<'py>(
     weights: Option<&Bound<'py, PyAny>>,
     calibration: Option<&Bound<'py, PyAny>>,
     today: Option<&Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     if k == 0 {
         return Err(invalid("k: must be at least 1"));
@@ -178,7 +179,7 @@ pub fn evaluate<'py>(
     let embedder = engine.embedder()?;
     let profiles = parse_profiles(profiles)?;
     let qrels = parse_qrels(engine, qrels)?;
-    let options = match_options(weights, calibration)?;
+    let options = match_options(options, weights, calibration)?;
     let today = parse_today(today)?;
     let cat = &engine.engine.catalogue;
     let empty = HashMap::new();

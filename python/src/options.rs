@@ -279,13 +279,30 @@ fn weights_from_value(v: Value) -> PyResult<MatchWeights> {
     check_weights(w)
 }
 
-/// The options of a run from the `weights=` and `calibration=` arguments (None, a dict
-/// with some fields, or the typed object).
+/// The options of a run: `options=` (a dict in the format of the CLI's `--options` and
+/// the server's `--match-options` files: `weights`, `calibration`, `keyword_factor_en`,
+/// `glossary_weight`, `need_weight`; fields left out keep their defaults), then the
+/// `weights=` and `calibration=` arguments (None, a dict with some fields, or the typed
+/// object), which replace those parts.
 pub fn match_options(
+    options: Option<&Bound<'_, PyAny>>,
     weights: Option<&Bound<'_, PyAny>>,
     calibration: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<MatchOptions> {
-    let mut options = MatchOptions::default();
+    let mut options: MatchOptions = match options.filter(|o| !o.is_none()) {
+        Some(o) => {
+            let v = from_py(o, "options")?;
+            if !v.is_object() {
+                return Err(invalid("options: expected a dict"));
+            }
+            let o: MatchOptions =
+                serde_json::from_value(v).map_err(|e| invalid(format!("options: {e}")))?;
+            check_weights(o.weights)?;
+            check_calibration(o.calibration)?;
+            o
+        }
+        None => MatchOptions::default(),
+    };
     if let Some(w) = weights.filter(|w| !w.is_none()) {
         options.weights = match w.extract::<PyRef<'_, PyMatchWeights>>() {
             Ok(w) => w.to_engine()?,

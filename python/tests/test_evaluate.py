@@ -120,3 +120,31 @@ def test_evaluate_accepts_matching_bodies(engine, eval_set):
     b = grantmatch.evaluate(engine, bare, qrels)
     assert [r["ranked"] for r in a["per_profile"]] == [r["ranked"] for r in b["per_profile"]]
     assert a["ndcg@10"] == b["ndcg@10"]
+
+
+def test_evaluate_takes_every_option_as_one_dict(engine, eval_set):
+    """`options=` is the CLI's `--options` format: the English-profile options change the
+    ranking of English profiles only; unknown keys are refused by name."""
+    profiles, qrels = eval_set
+    english = [p for p in profiles if " the " in p["request"]["organization_profile"]["description"]][:3]
+    german = [p for p in profiles if p not in english][:2]
+    assert english and german
+    base = grantmatch.evaluate(engine, english + german, qrels)
+    assert base["options"]["glossary_weight"] == 1.0
+    assert base["options"]["keyword_factor_en"] == 0.5
+    off = grantmatch.evaluate(
+        engine, english + german, qrels, options={"glossary_weight": 0.0, "keyword_factor_en": 0.0}
+    )
+    assert off["options"]["glossary_weight"] == 0.0
+    ranked = lambda res: [r["ranked"] for r in res["per_profile"]]
+    assert ranked(off)[3:] == ranked(base)[3:], "German profiles do not use the glossary"
+    assert ranked(off)[:3] != ranked(base)[:3], "English profiles do"
+    # `weights=` replaces the weights of `options`.
+    both = grantmatch.evaluate(
+        engine, german, qrels, options={"weights": {"keyword": 0.0}}, weights={"keyword": 0.2}
+    )
+    assert both["options"]["weights"]["keyword"] == 0.2
+    first = english[0]["request"]
+    assert [m["slug"] for m in engine.match(first, options={"glossary_weight": 0.0, "keyword_factor_en": 0.0})] == off["per_profile"][0]["ranked"]
+    with pytest.raises(grantmatch.InvalidInputError, match="glossary"):
+        grantmatch.evaluate(engine, german, qrels, options={"glossary": 1.0})
