@@ -217,6 +217,7 @@ pub fn match_value(engine: &Engine, m: &Match, explain: bool) -> Value {
         "match_category": m.match_category,
         "match_reason": m.match_reason,
         "checks": m.checks,
+        "matched_need": m.matched_need,
     });
     if explain {
         let c = &m.components;

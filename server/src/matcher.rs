@@ -84,6 +84,7 @@ pub fn results_json(engine: &Engine, matches: &[Match]) -> Value {
                     "match_category": m.match_category,
                     "match_reason": m.match_reason,
                     "checks": m.checks,
+                    "matched_need": m.matched_need,
                 })
             })
             .collect(),

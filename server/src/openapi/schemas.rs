@@ -912,6 +912,11 @@ pub struct MatchResult {
     pub match_reason: String,
     /// Per-criterion checks (extra field).
     pub checks: MatchChecks,
+    /// The sentence of the profile (description, mission or project) this programme
+    /// serves best (extra field); null unless the server runs multi-need matching
+    /// (`need_weight` > 0 in `--match-options`, off by default).
+    #[schema(nullable)]
+    pub matched_need: Option<String>,
 }
 
 /// The partner's matching quota after this request (current quarter).

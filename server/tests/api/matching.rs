@@ -70,6 +70,7 @@ struct Setup {
     clock: &'static str,
     queue: usize,
     model: bool,
+    options: MatchOptions,
 }
 
 impl Default for Setup {
@@ -79,6 +80,7 @@ impl Default for Setup {
             clock: NOW,
             queue: grantmatch_server::matcher::DEFAULT_QUEUE_CAPACITY,
             model: true,
+            options: MatchOptions::default(),
         }
     }
 }
@@ -107,7 +109,7 @@ fn setup() -> M {
 fn setup_with(s: Setup) -> M {
     let engine = s.engine.unwrap_or_else(tiny_engine);
     let db = Arc::new(Db::in_memory().expect("in-memory db"));
-    let matcher = Matcher::new(MatchOptions::default(), s.queue);
+    let matcher = Matcher::new(s.options, s.queue);
     if s.model {
         matcher.set_embedder(embedder());
     }
@@ -297,6 +299,8 @@ fn check_results(raw: &Raw, results: &Value) {
             "relevance_score",
             "match_category",
             "match_reason",
+            "checks",
+            "matched_need",
         ] {
             assert!(m.get(k).is_some(), "result without `{k}`: {m}");
         }
@@ -1740,5 +1744,41 @@ async fn full_queue_is_503_and_frees_up() {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
         }
+    }
+}
+
+/// `matched_need` is null by default; with multi-need matching on (`need_weight` in the
+/// server's match options) every result names the profile sentence it serves best.
+#[tokio::test]
+async fn results_name_the_need_they_serve_when_multi_need_matching_is_on() {
+    let sentences = [
+        "Wir wollen unsere Vereinsräume energetisch sanieren und eine Solaranlage bauen.",
+        "Außerdem suchen wir Geld für Ferienfreizeiten von Kindern und Jugendlichen.",
+    ];
+    let request = body(
+        "org-needs",
+        json!({"name": "Jugendtreff e.V.", "description": sentences.join(" ")}),
+    );
+    let plain = setup();
+    let r = plain.match_ok(&plain.full, &request).await;
+    assert!(r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["matched_need"].is_null()));
+
+    let multi = setup_with(Setup {
+        options: MatchOptions {
+            need_weight: 0.25,
+            ..MatchOptions::default()
+        },
+        ..Setup::default()
+    });
+    let r = multi.match_ok(&multi.full, &request).await;
+    let results = r["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for m in results {
+        let need = m["matched_need"].as_str().unwrap_or_else(|| panic!("{m}"));
+        assert!(sentences.contains(&need), "{need}");
     }
 }
