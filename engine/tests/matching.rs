@@ -1512,19 +1512,40 @@ fn legal_forms_in_names_give_the_applicant_type() {
     }
 }
 
+/// The real catalogue with random vectors (seeded): rule and lexical behaviour without the
+/// model.
+fn real_with_random_vectors(seed: u64) -> Engine {
+    let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
+    let (vectors, _) = random_vectors(records.grants.len(), seed);
+    Engine::from_records(records)
+        .unwrap()
+        .with_vectors(vectors)
+        .unwrap()
+}
+
+/// Ranks for `profile` with grant `g`'s own vector as the query, on 2026-01-01.
+fn rank_near(engine: &Engine, profile: &ResolvedProfile, g: Idx) -> Vec<Match> {
+    let query = engine.vectors().unwrap().row(g as usize).to_vec();
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    engine
+        .rank(
+            &scope,
+            profile,
+            &query,
+            &MatchOptions::default(),
+            date("2026-01-01"),
+        )
+        .unwrap()
+}
+
 /// Matched for a Verein with the vector of a programme for Kommunen only as the query:
 /// every result whose stated applicants exclude Vereine stays below 50, and the reason
 /// says why.
 #[test]
 fn a_failed_applicant_check_caps_the_score() {
     use grantmatch_engine::facts::{ApplicantType, Source};
-    let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
-    let n = records.grants.len();
-    let (vectors, _) = random_vectors(n, 7);
-    let engine = Engine::from_records(records)
-        .unwrap()
-        .with_vectors(vectors)
-        .unwrap();
+    let engine = real_with_random_vectors(7);
+    let n = engine.catalogue.grants.len();
     let cat = &engine.catalogue;
     let g = (0..n as Idx)
         .find(|&g| {
@@ -1543,17 +1564,7 @@ fn a_failed_applicant_check_caps_the_score() {
     }))
     .unwrap();
     let profile = input.resolve(cat).unwrap();
-    let query = engine.vectors().unwrap().row(g as usize).to_vec();
-    let scope = engine.resolve_scope(&Scope::unrestricted());
-    let matches = engine
-        .rank(
-            &scope,
-            &profile,
-            &query,
-            &MatchOptions::default(),
-            date("2026-01-01"),
-        )
-        .unwrap();
+    let matches = rank_near(&engine, &profile, g);
     let failed: Vec<&Match> = matches
         .iter()
         .filter(|m| m.checks.applicant == matching::Check::Fail)
@@ -1575,13 +1586,8 @@ fn a_failed_applicant_check_caps_the_score() {
 /// glossary terms.
 #[test]
 fn english_profiles_speak_to_german_texts_through_the_glossary() {
-    let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
-    let n = records.grants.len();
-    let (vectors, _) = random_vectors(n, 11);
-    let engine = Engine::from_records(records)
-        .unwrap()
-        .with_vectors(vectors)
-        .unwrap();
+    let engine = real_with_random_vectors(11);
+    let n = engine.catalogue.grants.len();
     let cat = &engine.catalogue;
     let input = MatchInput::from_value(json!({
         "organization_id": "org",
@@ -1604,17 +1610,7 @@ fn english_profiles_speak_to_german_texts_through_the_glossary() {
                 && matching::passes_filters(cat, &profile, g, date("2026-01-01"))
         })
         .expect("an open programme that names broadband");
-    let query = engine.vectors().unwrap().row(g as usize).to_vec();
-    let scope = engine.resolve_scope(&Scope::unrestricted());
-    let matches = engine
-        .rank(
-            &scope,
-            &profile,
-            &query,
-            &MatchOptions::default(),
-            date("2026-01-01"),
-        )
-        .unwrap();
+    let matches = rank_near(&engine, &profile, g);
     let hit = matches
         .iter()
         .find(|m| m.grant == g)

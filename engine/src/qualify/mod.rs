@@ -1730,7 +1730,8 @@ mod tests {
     use crate::records::CatalogueRecords;
     use std::path::Path;
 
-    fn real() -> &'static Catalogue {
+    /// The shipped catalogue, loaded once (also for the tests of `rules`).
+    pub(super) fn real() -> &'static Catalogue {
         static C: std::sync::OnceLock<Catalogue> = std::sync::OnceLock::new();
         C.get_or_init(|| {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogue");

@@ -227,17 +227,8 @@ impl QualificationRules {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::real;
     use super::*;
-    use crate::records::CatalogueRecords;
-    use std::path::Path;
-
-    fn real() -> &'static Catalogue {
-        static C: std::sync::OnceLock<Catalogue> = std::sync::OnceLock::new();
-        C.get_or_init(|| {
-            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogue");
-            Catalogue::new(CatalogueRecords::read_dir(&dir).expect("catalogue"))
-        })
-    }
 
     const PROMPT: &str =
         "Gemeinnützige Vereine in Sachsen, die Jugendarbeit machen. Keine Kredite.";
