@@ -110,6 +110,9 @@ impl From<grantmatch_engine::FilterError> for ApiError {
     }
 }
 
+/// Seconds in the `Retry-After` header of a 503 (model loading, queue full, timeout).
+pub const RETRY_AFTER_UNAVAILABLE: u64 = 5;
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut error = json!({ "code": self.code, "message": self.message });
@@ -117,7 +120,12 @@ impl IntoResponse for ApiError {
             error["retry_after"] = json!(s);
         }
         let mut resp = (self.status, axum::Json(json!({ "error": error }))).into_response();
-        if let Some(s) = self.retry_after {
+        // Every 503 tells the client when to retry; a 429 says exactly when.
+        let retry =
+            self.retry_after
+                .or((self.status == StatusCode::SERVICE_UNAVAILABLE)
+                    .then_some(RETRY_AFTER_UNAVAILABLE));
+        if let Some(s) = retry {
             if let Ok(v) = HeaderValue::from_str(&s.to_string()) {
                 resp.headers_mut().insert(header::RETRY_AFTER, v);
             }

@@ -28,12 +28,13 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use grantmatch_engine::Engine;
-use serde_json::json;
+use serde_json::{json, Value};
 use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
@@ -154,8 +155,52 @@ impl AppState {
     }
 }
 
-async fn health() -> impl IntoResponse {
-    Json(json!({ "status": "ok" }))
+/// Liveness and state: always 200 with `status` `ok` while the process answers (the
+/// contract clients poll for). `state` is `ok` when matching can answer and the database
+/// is reachable, `starting` while the model loads, `degraded` when the model failed,
+/// the catalogue has no embeddings or the database is unreachable.
+async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    let db = state.db.clone();
+    let database_ok = tokio::task::spawn_blocking(move || {
+        db.conn()
+            .query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
+            .is_ok()
+    })
+    .await
+    .unwrap_or(false);
+    let model = state.matcher.model_state();
+    let embeddings = state.engine.vectors().is_some();
+    let service_state = match (model, embeddings && database_ok) {
+        ("loaded", true) => "ok",
+        ("loading", true) => "starting",
+        _ => "degraded",
+    };
+    Json(json!({
+        "status": "ok",
+        "state": service_state,
+        "model": model,
+        "database": if database_ok { "ok" } else { "unreachable" },
+        "catalogue": {
+            "snapshot": state
+                .engine
+                .snapshot_dir()
+                .and_then(|d| d.file_name())
+                .map(|n| n.to_string_lossy().into_owned()),
+            "grants": state.engine.catalogue.grants.len(),
+            "embeddings": embeddings,
+        },
+    }))
+}
+
+/// Readiness: 200 once matching can answer, else 503 with `Retry-After`.
+async fn ready(State(state): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
+    state.matcher.embedder()?;
+    if state.engine.vectors().is_none() {
+        return Err(ApiError::service_unavailable(
+            "matching is unavailable: the catalogue has no embeddings (import it with the model available)",
+        ));
+    }
+    Ok(Json(json!({ "status": "ready" })))
 }
 
 async fn not_found() -> ApiError {
@@ -205,6 +250,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .layer(DefaultBodyLimit::max(state.http.max_body_bytes));
     let router = Router::new()
         .route("/health", get(health))
+        .route("/health/ready", get(ready))
         // OpenAPI document and Swagger UI: public, outside the authenticated /api/v1 layer.
         .merge(openapi::router())
         .nest("/api/v1", api)

@@ -41,6 +41,22 @@ impl Matcher {
         *self.load_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
     }
 
+    /// `loaded`, `loading` or `failed`: the state of the embedding model.
+    pub fn model_state(&self) -> &'static str {
+        if self.embedder.get().is_some() {
+            "loaded"
+        } else if self
+            .load_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+        {
+            "failed"
+        } else {
+            "loading"
+        }
+    }
+
     /// The loaded model, or 503 explaining why matching is unavailable.
     pub fn embedder(&self) -> Result<Arc<Embedder>, ApiError> {
         if let Some(e) = self.embedder.get() {

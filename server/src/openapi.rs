@@ -76,6 +76,7 @@ const DESCRIPTION: &str = r#"Read-only database of German public funding program
         paths::get_usage_stats,
         paths::get_usage_quota,
         paths::health,
+        paths::ready,
         paths::openapi_json,
         paths::docs,
         paths::docs_page,
@@ -334,7 +335,7 @@ fn finish(mut doc: Value) -> Value {
                 "examples": error_examples(*status),
             } }
         });
-        if *status == 429 {
+        if matches!(*status, 429 | 503) {
             r["headers"] = json!({ "Retry-After": header_ref("Retry-After") });
         }
         responses.insert(name.to_string(), r);
@@ -425,7 +426,7 @@ fn complete_operation(op: &mut Value, has_id: bool) {
                         c["examples"] = error_examples(status).unwrap_or(Value::Null);
                     }
                 }
-                if status == 429 {
+                if matches!(status, 429 | 503) {
                     r["headers"] = json!({ "Retry-After": header_ref("Retry-After") });
                 }
             }

@@ -2308,5 +2308,10 @@ async fn health_needs_no_token() {
     let fx = real();
     let r = fx.send("GET", "/health", None).await;
     assert_eq!(r.status, StatusCode::OK);
-    assert_eq!(r.json, json!({ "status": "ok" }));
+    // No model and no embeddings in this fixture: the service answers, but degraded.
+    assert_eq!(r.json["status"], "ok", "{}", r.text);
+    assert_eq!(r.json["state"], "degraded", "{}", r.text);
+    assert_eq!(r.json["catalogue"]["embeddings"], false);
+    let r = fx.send("GET", "/health/ready", None).await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
 }

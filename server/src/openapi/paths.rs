@@ -332,16 +332,40 @@ pub fn get_usage_quota() {}
 // ---------------------------------------------------------------------------------
 
 /// Health check
+///
+/// Liveness and state: 200 with `status` `ok` whenever the process answers. `state` is
+/// `ok` when matching can answer and the database is reachable, `starting` while the
+/// embedding model loads, `degraded` when the model failed, the catalogue has no
+/// embeddings or the database is unreachable.
 #[utoipa::path(
     get,
     path = "/health",
     operation_id = "health",
     tag = "Service",
-    responses((status = 200, description = "The service is up.", body = HealthResponse,
-        example = json!({"status": "ok"}))),
+    responses((status = 200, description = "The service answers; its state.", body = HealthResponse,
+        example = json!({"status": "ok", "state": "ok", "model": "loaded", "database": "ok",
+            "catalogue": {"snapshot": "snap-20261124T162259.636778-13668", "grants": 1434, "embeddings": true}}))),
     security(())
 )]
 pub fn health() {}
+
+/// Readiness
+///
+/// 200 once matching can answer (the model is loaded and the catalogue has embeddings);
+/// 503 with `Retry-After` before, e.g. while the model loads after a start.
+#[utoipa::path(
+    get,
+    path = "/health/ready",
+    operation_id = "ready",
+    tag = "Service",
+    responses(
+        (status = 200, description = "Matching can answer.", body = ReadyResponse,
+            example = json!({"status": "ready"})),
+        (status = 503, description = "Matching cannot answer yet (`service_unavailable`); see `Retry-After`.", body = ErrorBody),
+    ),
+    security(())
+)]
+pub fn ready() {}
 
 /// This OpenAPI document
 #[utoipa::path(

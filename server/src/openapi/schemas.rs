@@ -1123,12 +1123,73 @@ pub struct QuotaResponse {
 // Service
 // ---------------------------------------------------------------------------------
 
+/// State of the service (`GET /health`).
+#[derive(ToSchema, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HealthStatus {
+    /// Matching can answer and the database is reachable.
+    Ok,
+    /// The embedding model is loading; everything else answers.
+    Starting,
+    /// The model could not be loaded, the catalogue has no embeddings, or the database
+    /// is unreachable.
+    Degraded,
+}
+
+/// State of the embedding model.
+#[derive(ToSchema, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelState {
+    Loading,
+    Loaded,
+    Failed,
+}
+
+/// Reachability of the database.
+#[derive(ToSchema, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DatabaseState {
+    Ok,
+    Unreachable,
+}
+
+/// The catalogue snapshot the server serves.
+#[derive(ToSchema, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HealthCatalogue {
+    /// Name of the snapshot directory (null for a catalogue built in memory).
+    #[schema(nullable)]
+    pub snapshot: Option<String>,
+    pub grants: u64,
+    /// True when the catalogue carries grant embeddings (matching needs them).
+    pub embeddings: bool,
+}
+
 /// `GET /health`.
 #[derive(ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HealthResponse {
-    /// Always `ok`.
+    /// Always `ok`: the process answers (liveness).
     pub status: String,
+    /// What the service can do.
+    pub state: HealthStatus,
+    pub model: ModelState,
+    pub database: DatabaseState,
+    pub catalogue: HealthCatalogue,
+}
+
+/// Readiness (`GET /health/ready`).
+#[derive(ToSchema, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadyStatus {
+    Ready,
+}
+
+/// `GET /health/ready` when matching can answer.
+#[derive(ToSchema, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadyResponse {
+    pub status: ReadyStatus,
 }
 
 /// Source of a grant fact: stated by the catalogue record, read from the programme's

@@ -1782,3 +1782,50 @@ async fn results_name_the_need_they_serve_when_multi_need_matching_is_on() {
         assert!(sentences.contains(&need), "{need}");
     }
 }
+
+/// While the model loads, `/health` answers 200 with `starting`, `/health/ready` and
+/// matching answer 503 with `Retry-After`; once loaded, `ok` and `ready`.
+#[tokio::test]
+async fn health_and_readiness_follow_the_model() {
+    let loading = setup_with(Setup {
+        model: false,
+        ..Setup::default()
+    });
+    let h = loading.get(None, "/health").await;
+    assert_eq!(h.status, StatusCode::OK, "{}", h.text);
+    assert_eq!(h.json["status"], "ok", "{}", h.text);
+    assert_eq!(h.json["state"], "starting", "{}", h.text);
+    assert_eq!(h.json["model"], "loading");
+    assert_eq!(h.json["database"], "ok");
+    assert_eq!(
+        h.json["catalogue"]["grants"],
+        json!(loading.state.engine.catalogue.grants.len())
+    );
+    assert_eq!(h.json["catalogue"]["embeddings"], true);
+    for r in [
+        loading.get(None, "/health/ready").await,
+        loading
+            .post(
+                &loading.full,
+                &body("org-1", json!({"description": "Ein Sportverein."})),
+            )
+            .await,
+    ] {
+        assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
+        assert_eq!(r.json["error"]["code"], "service_unavailable");
+        assert_eq!(r.headers["retry-after"], "5", "{:?}", r.headers);
+    }
+
+    loading.state.matcher.set_load_error("no model".into());
+    assert_eq!(loading.get(None, "/health").await.json["state"], "degraded");
+
+    let ready = setup();
+    let h = ready.get(None, "/health").await;
+    assert_eq!(
+        (&h.json["state"], &h.json["model"]),
+        (&json!("ok"), &json!("loaded"))
+    );
+    let r = ready.get(None, "/health/ready").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json, json!({"status": "ready"}));
+}

@@ -380,6 +380,7 @@ async fn every_route_is_documented() {
     // The Debug format is axum's: fail loudly if it changes instead of passing vacuously.
     for known in [
         "/health",
+        "/health/ready",
         "/api/v1/grants",
         "/api/v1/grants/{id}",
         "/api/v1/matching/{id}/results",
@@ -918,6 +919,7 @@ async fn responses_of_every_endpoint_validate() {
     // --- Service ---
     for path in [
         "/health",
+        "/health/ready",
         "/api/v1/openapi.json",
         "/api/v1/docs",
         "/api/v1/docs/",
@@ -928,6 +930,11 @@ async fn responses_of_every_endpoint_validate() {
 
     // --- Matching (tiny catalogue with real embeddings) ---
     let (ms, all, read_only, matching_only) = matching_state(true, NO_LIMITS);
+    for path in ["/health", "/health/ready"] {
+        let r = call(&ms, "GET", path, None, &[], vec![]).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.text);
+        c.check("get", path, &r);
+    }
     let json_ct = [("content-type", "application/json")];
     let body = profile_body().to_string().into_bytes();
     let r = call(
