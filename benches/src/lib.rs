@@ -191,13 +191,15 @@ pub fn short_profile() -> MatchInput {
     .expect("valid profile")
 }
 
-/// `input` with a sentence appended to its description that makes its text new (the
-/// query cache must not answer): "Anfrage Nr. `i`."
+/// `input` with a sentence appended to its description and a keyword added that make
+/// its texts new (the query cache must not answer for the profile, its topic words or
+/// the new need): "Anfrage Nr. `i`."
 pub fn unseen(input: &MatchInput, i: u64) -> MatchInput {
     let mut out = input.clone();
     if let Some(p) = out.organization_profile.as_mut() {
         let d = p.description.get_or_insert_with(String::new);
         d.push_str(&format!(" Anfrage Nr. {i}."));
+        p.keywords.push(format!("Anfrage {i}"));
     }
     out
 }

@@ -21,6 +21,25 @@ use crate::error::{Error, Result};
 pub const DIM: usize = 384;
 const MAX_TOKENS: usize = 512;
 const QUERY_CACHE_CAPACITY: usize = 4096;
+/// Texts per model call.
+const BATCH: usize = 16;
+
+/// Indices of `texts` grouped into model batches: by length, at most [`BATCH`] each, and
+/// a batch's longest text at most twice its shortest (plus a few characters), so
+/// padding wastes little.
+fn length_batches(texts: &[String]) -> Vec<Vec<usize>> {
+    let len = |i: usize| texts[i].chars().count();
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| len(i));
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for i in order {
+        match out.last_mut() {
+            Some(b) if b.len() < BATCH && len(i) <= 2 * len(b[0]) + 16 => b.push(i),
+            _ => out.push(vec![i]),
+        }
+    }
+    out
+}
 
 /// Which ONNX graph to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -210,7 +229,10 @@ impl Embedder {
         &self.model_id
     }
 
-    /// Embeds texts (the e5 prefix of `kind` is added here), in batches.
+    /// Embeds texts (the e5 prefix of `kind` is added here), in batches of similar
+    /// length: the model pads every text of a batch to the batch's longest, so a long
+    /// profile batched with its short keywords would cost as many long texts. Rows come
+    /// back in the order of `texts`.
     pub fn embed(&self, texts: &[&str], kind: TextKind) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {
             return Ok(Vec::new());
@@ -219,10 +241,24 @@ impl Embedder {
             .iter()
             .map(|t| format!("{}{}", kind.prefix(), t))
             .collect();
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
         let mut model = self.model.lock().unwrap_or_else(|p| p.into_inner());
-        let out = model
-            .embed(&prefixed, Some(16))
-            .map_err(|e| Error::Model(format!("embedding failed: {e}")))?;
+        for batch in length_batches(&prefixed) {
+            let batch_texts: Vec<&str> = batch.iter().map(|&i| prefixed[i].as_str()).collect();
+            let rows = model
+                .embed(&batch_texts, Some(BATCH))
+                .map_err(|e| Error::Model(format!("embedding failed: {e}")))?;
+            if rows.len() != batch.len() {
+                return Err(Error::Model(format!(
+                    "the model returned {} embeddings for {} texts",
+                    rows.len(),
+                    batch.len()
+                )));
+            }
+            for (&i, row) in batch.iter().zip(rows) {
+                out[i] = row;
+            }
+        }
         drop(model);
         for v in &out {
             if v.len() != DIM {
@@ -304,5 +340,31 @@ impl Embedder {
             .unwrap_or_else(|p| p.into_inner())
             .map
             .contains_key(&text_hash(text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_group_texts_of_similar_length() {
+        let texts: Vec<String> = ["a long profile text ".repeat(20), "Messe".into()]
+            .into_iter()
+            .chain((0..20).map(|i| format!("Stichwort {i}")))
+            .collect();
+        let batches = length_batches(&texts);
+        // Every index once.
+        let mut all: Vec<usize> = batches.concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..texts.len()).collect::<Vec<_>>());
+        // The long text is alone; no batch is over-full or mixes lengths.
+        assert!(batches.contains(&vec![0]), "{batches:?}");
+        for b in &batches {
+            assert!(b.len() <= BATCH);
+            let lens: Vec<usize> = b.iter().map(|&i| texts[i].chars().count()).collect();
+            let (min, max) = (lens.iter().min().unwrap(), lens.iter().max().unwrap());
+            assert!(*max <= 2 * min + 16, "{lens:?}");
+        }
     }
 }

@@ -201,31 +201,43 @@ impl Engine {
                 embedder.model_id()
             )));
         }
-        // An English profile's German glossary terms join its query (see `glossary`).
-        let german: Vec<&str> = profile.german_terms.iter().map(String::as_str).collect();
-        let mut query = glossary::embed_bilingual(
-            embedder,
-            &profile.query_text,
-            &german,
-            options.glossary_weight,
-        )?;
-        // A second, short query of the explicit topic words sharpens the direction of
-        // the long profile text; summing normalised vectors averages the cosines.
-        if !profile.keywords.is_empty() {
-            let topics = embedder.embed_query(&profile.keywords.join(", "))?;
-            for (q, t) in query.iter_mut().zip(topics.iter()) {
-                *q += t;
+        // One batch of query texts: the whole profile, its explicit topic words (a short
+        // second query that sharpens the long text's direction), an English profile's
+        // German glossary terms (see `glossary`) and each need.
+        let german = profile.german_terms.join(", ");
+        let topics = profile.keywords.join(", ");
+        let use_german = options.glossary_weight > 0.0 && !german.is_empty();
+        let use_needs = options.need_weight > 0.0;
+        let mut texts = vec![profile.query_text.as_str()];
+        if !topics.is_empty() {
+            texts.push(&topics);
+        }
+        if use_german {
+            texts.push(&german);
+        }
+        let first_need = texts.len();
+        if use_needs {
+            texts.extend(profile.needs.iter().map(String::as_str));
+        }
+        let rows = embedder.embed_queries(&texts)?;
+        // Summing normalised vectors averages their cosines.
+        let mut query = rows[0].to_vec();
+        let mut add = |row: &[f32], weight: f32| {
+            for (q, x) in query.iter_mut().zip(row) {
+                *q += weight * x;
             }
+        };
+        if !topics.is_empty() {
+            add(&rows[1], 1.0);
+        }
+        if use_german {
+            add(&rows[first_need - 1], options.glossary_weight);
         }
         let mut profile = profile;
-        if options.need_weight > 0.0 && !profile.needs.is_empty() {
-            let texts: Vec<&str> = profile.needs.iter().map(String::as_str).collect();
-            profile.need_vectors = embedder
-                .embed_queries(&texts)?
-                .iter()
-                .map(|v| vectors::normalized(v))
-                .collect();
-        }
+        profile.need_vectors = rows[first_need..]
+            .iter()
+            .map(|v| vectors::normalized(v))
+            .collect();
         let matches = self.rank(scope, &profile, &query, options, today)?;
         Ok((profile, matches))
     }

@@ -93,9 +93,10 @@ pub struct MatchOptions {
     pub weights: MatchWeights,
     pub calibration: Calibration,
     /// Share of the best-served need's cosine in the semantic score (0 = the whole
-    /// profile only, the default: matching need by need lowered nDCG@10 on the tuning
-    /// half, see the README). Above 0 the needs are embedded in one batch, each adds its
-    /// nearest candidates, and every result names its `matched_need`.
+    /// profile only). Above 0 the needs ([`ResolvedProfile::needs`]: the topic words, else
+    /// the sentences) are embedded in the profile's batch, each adds its nearest
+    /// candidates, and every result names its `matched_need`. Default 0.4 (tuning half of
+    /// the development set, see the README).
     pub need_weight: f32,
     /// Factor on the keyword weight for profiles written in English (by their words,
     /// not their `locale`): the programme texts are German, so only the glossary's
@@ -112,7 +113,7 @@ impl Default for MatchOptions {
             weights: MatchWeights::default(),
             calibration: Calibration::default(),
             keyword_factor_en: 0.5,
-            need_weight: 0.0,
+            need_weight: 0.4,
             glossary_weight: crate::glossary::GERMAN_TERMS_WEIGHT,
         }
     }
@@ -456,34 +457,36 @@ pub fn rank(
     today: NaiveDate,
     limit: usize,
 ) -> Vec<Match> {
-    // Semantic stage: the best by cosine among the candidates …
-    let mut scored = semantic_top(cat, vectors, scope, profile, query, today, SHORTLIST);
-    // … plus the best by BM25 among the candidates (exact cosines for those too).
     let cands = Candidates {
         cat,
         profile,
         today,
     };
+    // `top_k` asks only for rows that could enter the result.
+    let keep = |g: Idx| scope.is_visible(g) && cands.accepts(g);
+    // Semantic stage: the best by cosine among the candidates …
+    let mut scored = vectors.top_k(query, SHORTLIST, keep);
+    // … plus the best by BM25 among the candidates (exact cosines for those too).
     let mut by_lexical: Vec<(Idx, f32)> = lexical.iter().map(|(&g, &l)| (g, l)).collect();
     by_lexical.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let in_shortlist: HashSet<Idx> = scored.iter().map(|x| x.0).collect();
+    let mut seen: HashSet<Idx> = scored.iter().map(|x| x.0).collect();
     let extra: Vec<(Idx, f32)> = by_lexical
         .into_iter()
-        .filter(|&(g, _)| scope.is_visible(g) && cands.accepts(g))
+        .filter(|&(g, _)| keep(g))
         .take(SHORTLIST / 2)
-        .filter(|(g, _)| !in_shortlist.contains(g))
+        .filter(|(g, _)| !seen.contains(g))
         .map(|(g, _)| (g, dot(vectors.row(g as usize), query)))
         .collect();
     scored.extend(extra);
     // … plus the best for each need of the profile.
     for nv in &profile.need_vectors {
-        let seen: HashSet<Idx> = scored.iter().map(|x| x.0).collect();
-        let more: Vec<(Idx, f32)> =
-            semantic_top(cat, vectors, scope, profile, nv, today, NEED_SHORTLIST)
-                .into_iter()
-                .filter(|(g, _)| !seen.contains(g))
-                .map(|(g, _)| (g, dot(vectors.row(g as usize), query)))
-                .collect();
+        seen.extend(scored.iter().map(|x| x.0));
+        let more: Vec<(Idx, f32)> = vectors
+            .top_k(nv, NEED_SHORTLIST, keep)
+            .into_iter()
+            .filter(|(g, _)| !seen.contains(g))
+            .map(|(g, _)| (g, dot(vectors.row(g as usize), query)))
+            .collect();
         scored.extend(more);
     }
     let max_lexical = scored

@@ -111,8 +111,10 @@ pub struct ResolvedProfile {
     pub research_oriented: bool,
     /// Language of the profile's texts (not of the reasons, which `locale` sets).
     pub text_language: Locale,
-    /// The profile's needs: the sentences of its description, mission and project (at
-    /// least four words each, at most [`MAX_NEEDS`]); empty when there are fewer than two.
+    /// The profile's needs, each matched on its own: its explicit topic words
+    /// (`keywords`, one need each), or, for a profile that names none, the sentences of
+    /// its description, mission and project (at least four words each; none when there
+    /// are fewer than two). At most [`MAX_NEEDS`].
     pub needs: Vec<String>,
     /// Query vectors of `needs` (L2-normalised), set by the caller that embeds them.
     pub need_vectors: Vec<Vec<f32>>,
@@ -123,10 +125,21 @@ pub struct ResolvedProfile {
 }
 
 /// Most needs read from one profile.
-pub const MAX_NEEDS: usize = 8;
+pub const MAX_NEEDS: usize = 12;
 
-/// The needs of a profile: sentences of its texts with at least four words.
-fn needs_of(texts: &[&str]) -> Vec<String> {
+/// The needs of a profile: its topic words, or else the sentences of its texts with at
+/// least four words (see [`ResolvedProfile::needs`]).
+fn needs_of(keywords: &[String], texts: &[&str]) -> Vec<String> {
+    if !keywords.is_empty() {
+        let mut out: Vec<String> = Vec::new();
+        for k in keywords {
+            if !out.iter().any(|o| o.eq_ignore_ascii_case(k)) {
+                out.push(k.clone());
+            }
+        }
+        out.truncate(MAX_NEEDS);
+        return out;
+    }
     let mut out: Vec<String> = Vec::new();
     for t in texts {
         for s in crate::facts::applicants::sentences(t) {
@@ -318,6 +331,7 @@ impl MatchInput {
             Locale::De => Vec::new(),
         };
         let needs = needs_of(
+            &keywords,
             &[
                 Some(description),
                 p.mission.as_deref(),
@@ -445,10 +459,13 @@ fn closest_entity_names(cat: &Catalogue, v: &str) -> Vec<String> {
     names
 }
 
+// The word boundaries of the profile rules are ASCII (`(?-u:\b)`): a Unicode `\b` makes
+// the regex engine leave its fast DFA on German text, and these rules run on every
+// request (none of their boundaries sits next to an umlaut).
 fn research_rule() -> &'static regex::Regex {
     static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     R.get_or_init(|| {
-        regex::Regex::new(r"(?i)forschung|forschen|entwicklungsprojekt|\bf&e\b|\bfue\b|wissenschaft|\bresearch|\br&d\b|scientific|prototyp|\blabor|\blab\b|institut")
+        regex::Regex::new(r"(?i)forschung|forschen|entwicklungsprojekt|(?-u:\b)f&e(?-u:\b)|(?-u:\b)fue(?-u:\b)|wissenschaft|(?-u:\b)research|(?-u:\b)r&d(?-u:\b)|scientific|prototyp|(?-u:\b)labor|(?-u:\b)lab(?-u:\b)|institut")
             .expect("valid research rule")
     })
 }
@@ -460,10 +477,10 @@ pub fn excluded_grant_types(text: &str) -> Vec<GrantType> {
     static R: std::sync::OnceLock<Rules> = std::sync::OnceLock::new();
     let rules = R.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).expect("valid funding rule");
-        let only = r"\b(nur|ausschließlich|lediglich) (nicht rückzahlbare )?zuschüsse|\b(grants|subsidies) only|only (non-repayable )?(grants|subsidies)|non-repayable";
+        let only = r"(?-u:\b)(nur|ausschließlich|lediglich) (nicht rückzahlbare )?zuschüsse|(?-u:\b)(grants|subsidies) only|only (non-repayable )?(grants|subsidies)|non-repayable";
         vec![
             (
-                r(&format!(r"{only}|keine (kredite|darlehen|rückzahlbaren)|kein(en)? (kredit|darlehen)\b|no loans")),
+                r(&format!(r"{only}|keine (kredite|darlehen|rückzahlbaren)|kein(en)? (kredit|darlehen)(?-u:\b)|no loans")),
                 &[GrantType::Loan][..],
             ),
             (
@@ -544,5 +561,33 @@ mod tests {
             e.to_string().contains("organization_profile.regions"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn needs_are_the_topic_words_else_the_sentences() {
+        let texts = [
+            "Wir sanieren unser Vereinsheim energetisch. Kurz. Wir suchen Geld für Ferienfreizeiten.",
+            "Integration von Geflüchteten durch Sport",
+        ];
+        let keywords = |ks: &[&str]| ks.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            needs_of(
+                &keywords(&["Solaranlage", "Ferienfreizeit", "solaranlage"]),
+                &texts
+            ),
+            ["Solaranlage", "Ferienfreizeit"]
+        );
+        assert_eq!(
+            needs_of(&[], &texts),
+            [
+                "Wir sanieren unser Vereinsheim energetisch.",
+                "Wir suchen Geld für Ferienfreizeiten.",
+                "Integration von Geflüchteten durch Sport",
+            ]
+        );
+        // One sentence is the whole profile: no needs of its own.
+        assert!(needs_of(&[], &[texts[1]]).is_empty());
+        let many: Vec<String> = (0..20).map(|i| format!("Thema {i}")).collect();
+        assert_eq!(needs_of(&many, &texts).len(), MAX_NEEDS);
     }
 }

@@ -912,9 +912,11 @@ pub struct MatchResult {
     pub match_reason: String,
     /// Per-criterion checks (extra field).
     pub checks: MatchChecks,
-    /// The sentence of the profile (description, mission or project) this programme
-    /// serves best (extra field); null unless the server runs multi-need matching
-    /// (`need_weight` > 0 in `--match-options`, off by default).
+    /// The need of the profile this programme serves best (extra field): one of its
+    /// `keywords` (or unknown target groups, project title), or, when it names none, a
+    /// sentence of its description, mission or project; null when the profile has no
+    /// need of its own (a single sentence and no keywords) or the server runs with
+    /// `need_weight` 0 in `--match-options`.
     #[schema(nullable)]
     pub matched_need: Option<String>,
 }

@@ -1747,40 +1747,51 @@ async fn full_queue_is_503_and_frees_up() {
     }
 }
 
-/// `matched_need` is null by default; with multi-need matching on (`need_weight` in the
-/// server's match options) every result names the profile sentence it serves best.
+/// Every result names the need it serves: one of the profile's keywords, or, for a
+/// profile without keywords, one of its sentences; with multi-need matching off
+/// (`need_weight` 0 in the server's match options) `matched_need` is null.
 #[tokio::test]
-async fn results_name_the_need_they_serve_when_multi_need_matching_is_on() {
+async fn results_name_the_need_they_serve() {
     let sentences = [
         "Wir wollen unsere Vereinsräume energetisch sanieren und eine Solaranlage bauen.",
         "Außerdem suchen wir Geld für Ferienfreizeiten von Kindern und Jugendlichen.",
     ];
-    let request = body(
+    let by_sentences = body(
         "org-needs",
         json!({"name": "Jugendtreff e.V.", "description": sentences.join(" ")}),
     );
-    let plain = setup();
-    let r = plain.match_ok(&plain.full, &request).await;
-    assert!(r["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|m| m["matched_need"].is_null()));
+    let keywords = ["Solaranlage", "Ferienfreizeit"];
+    let by_keywords = body(
+        "org-needs",
+        json!({"name": "Jugendtreff e.V.", "description": sentences.join(" "), "keywords": keywords}),
+    );
+    let needs_of = |r: &Value| -> Vec<Value> {
+        let results = r["results"].as_array().unwrap();
+        assert!(!results.is_empty(), "{r}");
+        results.iter().map(|m| m["matched_need"].clone()).collect()
+    };
 
-    let multi = setup_with(Setup {
+    let on = setup();
+    let r = on.match_ok(&on.full, &by_sentences).await;
+    for need in needs_of(&r) {
+        let need = need.as_str().unwrap_or_else(|| panic!("{r}"));
+        assert!(sentences.contains(&need), "{need}");
+    }
+    let r = on.match_ok(&on.full, &by_keywords).await;
+    for need in needs_of(&r) {
+        let need = need.as_str().unwrap_or_else(|| panic!("{r}"));
+        assert!(keywords.contains(&need), "{need}");
+    }
+
+    let off = setup_with(Setup {
         options: MatchOptions {
-            need_weight: 0.25,
+            need_weight: 0.0,
             ..MatchOptions::default()
         },
         ..Setup::default()
     });
-    let r = multi.match_ok(&multi.full, &request).await;
-    let results = r["results"].as_array().unwrap();
-    assert!(!results.is_empty());
-    for m in results {
-        let need = m["matched_need"].as_str().unwrap_or_else(|| panic!("{m}"));
-        assert!(sentences.contains(&need), "{need}");
-    }
+    let r = off.match_ok(&off.full, &by_keywords).await;
+    assert!(needs_of(&r).iter().all(Value::is_null), "{r}");
 }
 
 /// While the model loads, `/health` answers 200 with `starting`, `/health/ready` and
