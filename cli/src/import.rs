@@ -34,6 +34,9 @@ pub fn run(
     let report = import_catalogue(data_dir, source, embedder.as_ref(), &progress())?;
 
     let s = &report.summary;
+    if let Some(e) = &report.previous_vectors_error {
+        eprintln!("warning: the previous snapshot's embeddings could not be read ({e}); every grant was embedded again");
+    }
     if let Some(n) = report.embedded {
         eprintln!(
             "embeddings: {n} grants embedded, {} reused; {} grants with derived labels re-classified by embeddings",

@@ -190,6 +190,9 @@ struct ServeArgs {
     /// Matching requests computed or waiting at once before 503.
     #[arg(long, env = "GRANTMATCH_MATCH_QUEUE", default_value_t = 64)]
     match_queue: usize,
+    /// Serve Prometheus `/metrics` on this address only (unset: on the API's address).
+    #[arg(long, env = "GRANTMATCH_METRICS_ADDR")]
+    metrics_addr: Option<SocketAddr>,
 }
 
 #[derive(Subcommand)]
@@ -357,13 +360,16 @@ fn run(cli: Cli) -> Result<()> {
                     drain_timeout: std::time::Duration::from_secs(args.request_timeout.max(1) + 10),
                 });
             state.mailer_configured = smtp.is_some();
+            if args.metrics_addr.is_some() {
+                state = state.with_separate_metrics();
+            }
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
             let state = Arc::new(state);
             rt.block_on(async {
                 grantmatch_server::load_model_in_background(state.clone(), model);
-                grantmatch_server::serve(state, args.addr, smtp).await
+                grantmatch_server::serve(state, args.addr, smtp, args.metrics_addr).await
             })?;
             Ok(())
         }

@@ -44,6 +44,9 @@ pub struct ImportReport {
     pub embedded: Option<usize>,
     /// Grants whose derived labels were re-assigned by the embedding classifier.
     pub reclassified: usize,
+    /// Why the previous snapshot's vectors could not be reused (every grant was then
+    /// embedded afresh); `None` when they were read or there were none.
+    pub previous_vectors_error: Option<String>,
 }
 
 impl ImportReport {
@@ -71,9 +74,16 @@ pub fn import_catalogue(
     progress(Stage::Validation, n, n);
     let mut vectors = None;
     let (mut embedded, mut reclassified) = (None, 0);
+    let mut previous_vectors_error = None;
     if let Some(embedder) = embedder {
-        let previous = match store.current()? {
-            Some(dir) => GrantVectors::load(&dir).unwrap_or(None),
+        // Unreadable vectors of the previous snapshot cost time, not data: every grant
+        // is embedded again, and the report says why.
+        let previous = match store.current()?.map(|dir| GrantVectors::load(&dir)) {
+            Some(Ok(v)) => v,
+            Some(Err(e)) => {
+                previous_vectors_error = Some(e.to_string());
+                None
+            }
             None => None,
         };
         let cat = Catalogue::new(records.clone());
@@ -96,5 +106,6 @@ pub fn import_catalogue(
         summary,
         embedded,
         reclassified,
+        previous_vectors_error,
     })
 }

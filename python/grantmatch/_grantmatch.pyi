@@ -310,7 +310,9 @@ def import_catalogue(
     directory, as ``grantmatch import``.
 
     Returns ``snapshot``, the record counts, ``embedded``/``reused`` vector counts and
-    ``reclassified`` (grants whose derived labels were re-assigned by embeddings).
+    ``reclassified`` (grants whose derived labels were re-assigned by embeddings) and
+    ``previous_vectors_error`` (why the previous snapshot's vectors could not be reused,
+    every grant then embedded again; ``None`` normally).
     """
 
 def default_data_dir() -> str:

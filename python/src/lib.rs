@@ -49,8 +49,10 @@ use engine::Settings;
 /// Returns:
 ///     A dict: `snapshot`, the record counts (`grants`, `grant_providers`, `regions`,
 ///     `grant_areas`, `eligible_entities`, `target_groups`), `embedded` / `reused`
-///     (grants embedded now / vectors reused) and `reclassified` (grants whose derived
-///     labels were re-assigned by embeddings).
+///     (grants embedded now / vectors reused), `reclassified` (grants whose derived
+///     labels were re-assigned by embeddings) and `previous_vectors_error` (why the
+///     previous snapshot's vectors could not be reused, so that every grant was embedded
+///     again; `None` normally).
 ///
 /// Raises:
 ///     InvalidInputError: the catalogue is invalid (the message lists every problem with
@@ -96,6 +98,7 @@ fn import_catalogue<'py>(
     d.set_item("embedded", report.embedded.unwrap_or(0))?;
     d.set_item("reused", report.reused())?;
     d.set_item("reclassified", report.reclassified)?;
+    d.set_item("previous_vectors_error", report.previous_vectors_error)?;
     Ok(d)
 }
 

@@ -182,9 +182,17 @@ def test_import_catalogue(tmp_path, model_dir):
     assert s["reclassified"] >= 0 and set(s) == {
         "snapshot", "grants", "grant_providers", "regions", "grant_areas",
         "eligible_entities", "target_groups", "embedded", "reused", "reclassified",
+        "previous_vectors_error",
     }
+    assert s["previous_vectors_error"] is None
     again = grantmatch.import_catalogue(str(TINY), str(d), model_dir, model_variant="int8")
     assert (again["embedded"], again["reused"]) == (0, 12)
+    # unreadable vectors of the current snapshot: everything is embedded again, and the
+    # report says why (nothing is dropped silently)
+    (Path(again["snapshot"]) / "embeddings.json").write_text("{not json")
+    healed = grantmatch.import_catalogue(TINY, d, model_dir, model_variant="int8")
+    assert (healed["embedded"], healed["reused"]) == (12, 0)
+    assert "embeddings" in healed["previous_vectors_error"], healed
     e = grantmatch.Engine.open(d, model_dir, model_variant="int8")
     assert e.embeddings_model_id == "multilingual-e5-small/int8"
     assert e.match("Testprogramm für Vereine", limit=3)

@@ -50,6 +50,12 @@ impl Ledger {
             .push(row);
     }
 
+    /// Rows waiting for the next batch write and the time of the oldest.
+    pub fn backlog(&self) -> (usize, Option<DateTime<Utc>>) {
+        let buf = self.buffer.lock().unwrap_or_else(|p| p.into_inner());
+        (buf.len(), buf.iter().map(|r| r.created_at).min())
+    }
+
     /// Writes a row now (matching requests: durable before the response).
     pub fn record_now(&self, row: LedgerRow) -> Result<(), ServerError> {
         self.write(std::slice::from_ref(&row))

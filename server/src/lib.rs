@@ -14,6 +14,7 @@ pub mod listen;
 pub mod mailer;
 pub mod matcher;
 pub mod matching_store;
+pub mod metrics;
 mod middleware;
 pub mod openapi;
 pub mod params;
@@ -98,6 +99,9 @@ pub struct AppState {
     pub mailer_configured: bool,
     pub(crate) mail_wakeup: tokio::sync::Notify,
     pub(crate) partners: PartnerCache,
+    pub metrics: metrics::Metrics,
+    /// `/metrics` is served on its own address (`--metrics-addr`), not with the API.
+    pub metrics_separate: bool,
 }
 
 impl AppState {
@@ -114,7 +118,15 @@ impl AppState {
             mailer_configured: false,
             mail_wakeup: tokio::sync::Notify::new(),
             partners: PartnerCache::default(),
+            metrics: metrics::Metrics::default(),
+            metrics_separate: false,
         }
+    }
+
+    /// Serves `/metrics` only on the address given to [`serve`], not with the API.
+    pub fn with_separate_metrics(mut self) -> Self {
+        self.metrics_separate = true;
+        self
     }
 
     /// Replaces the HTTP hardening settings.
@@ -203,6 +215,22 @@ async fn ready(State(state): State<Arc<AppState>>) -> Result<Json<Value>, ApiErr
     Ok(Json(json!({ "status": "ready" })))
 }
 
+/// Prometheus metrics (see [`metrics`]).
+async fn metrics_text(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
+        state.metrics.render(&state),
+    )
+}
+
+/// The router of `--metrics-addr`: `/metrics` only.
+pub fn metrics_app(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/metrics", get(metrics_text))
+        .fallback(not_found)
+        .with_state(state)
+}
+
 async fn not_found() -> ApiError {
     ApiError::not_found("no such endpoint")
 }
@@ -248,9 +276,13 @@ pub fn app(state: Arc<AppState>) -> Router {
             middleware::track,
         ))
         .layer(DefaultBodyLimit::max(state.http.max_body_bytes));
-    let router = Router::new()
+    let mut router = Router::new()
         .route("/health", get(health))
-        .route("/health/ready", get(ready))
+        .route("/health/ready", get(ready));
+    if !state.metrics_separate {
+        router = router.route("/metrics", get(metrics_text));
+    }
+    let router = router
         // OpenAPI document and Swagger UI: public, outside the authenticated /api/v1 layer.
         .merge(openapi::router())
         .nest("/api/v1", api)
@@ -314,14 +346,30 @@ pub fn load_model_in_background(state: Arc<AppState>, model: ModelConfig) {
 
 /// Runs the API on `addr` until SIGINT/SIGTERM, then drains in-flight requests and
 /// flushes the usage ledger. With `smtp`, quota warnings are e-mailed from the outbox.
+///
+/// With `metrics_addr`, `/metrics` is served there (and the state must have been built
+/// [`AppState::with_separate_metrics`] so that the API does not serve it too).
 pub async fn serve(
     state: Arc<AppState>,
     addr: SocketAddr,
     smtp: Option<SmtpConfig>,
+    metrics_addr: Option<SocketAddr>,
 ) -> Result<(), ServerError> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| ServerError::Io(format!("cannot listen on {addr}: {e}")))?;
+    if let Some(maddr) = metrics_addr {
+        let ml = tokio::net::TcpListener::bind(maddr)
+            .await
+            .map_err(|e| ServerError::Io(format!("cannot listen on {maddr}: {e}")))?;
+        tracing::info!(%maddr, "metrics listening");
+        let app = metrics_app(state.clone());
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(ml, app).await {
+                tracing::error!(error = %e, "the metrics listener stopped");
+            }
+        });
+    }
     let local = listener
         .local_addr()
         .map_err(|e| ServerError::Io(e.to_string()))?;

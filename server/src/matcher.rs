@@ -21,6 +21,7 @@ pub struct Matcher {
     load_error: Mutex<Option<String>>,
     pub options: MatchOptions,
     queue: Arc<Semaphore>,
+    capacity: usize,
 }
 
 impl Matcher {
@@ -30,6 +31,7 @@ impl Matcher {
             load_error: Mutex::new(None),
             options,
             queue: Arc::new(Semaphore::new(queue_capacity.max(1))),
+            capacity: queue_capacity.max(1),
         }
     }
 
@@ -71,6 +73,11 @@ impl Matcher {
             Some(_) => "matching is unavailable: the embedding model could not be loaded (see the server log)".to_string(),
             None => "matching is starting: the embedding model is being loaded, retry in a few seconds".to_string(),
         }))
+    }
+
+    /// Matching requests holding a place in the work queue now.
+    pub fn in_progress(&self) -> usize {
+        self.capacity - self.queue.available_permits()
     }
 
     /// A place in the work queue, or 503 when it is full.

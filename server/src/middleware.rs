@@ -64,7 +64,16 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
         .unwrap_or_else(|| req.uri().path().to_string());
     let label = endpoint_label(req.method().as_str(), &path);
     let is_matching = label == MATCHING_ENDPOINT;
-    let caller = authenticate(&state, req.headers()).ok();
+    // A token store that cannot be read is the server's failure: answered (and
+    // recorded) as such, never taken for a missing token.
+    let (caller, store_failure) = match authenticate(&state, req.headers()) {
+        Ok(c) => (Some(c), None),
+        Err(e) if e.status.is_server_error() => {
+            tracing::error!(error = %e.message, "authentication failed");
+            (None, Some(e))
+        }
+        Err(_) => (None, None),
+    };
     if let Some(c) = &caller {
         req.extensions_mut().insert(c.clone());
     }
@@ -73,8 +82,9 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
             .limiters
             .check(c.token_id, c.partner.partner.id, is_matching)
     });
-    let mut resp = match limit.and_then(|l| l.retry_after) {
-        Some(retry) => {
+    let mut resp = match (store_failure, limit.and_then(|l| l.retry_after)) {
+        (Some(e), _) => e.into_response(),
+        (None, Some(retry)) => {
             let mut e = ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate_limit_exceeded",
@@ -83,11 +93,16 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
             e.retry_after = Some(retry);
             e.into_response()
         }
-        None => bounded(state.http.request_timeout, next.run(req)).await,
+        (None, None) => bounded(state.http.request_timeout, next.run(req)).await,
     };
     if let Some(l) = limit {
         l.apply(resp.headers_mut());
     }
+    state.metrics.observe_request(
+        &label,
+        resp.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
     let row = LedgerRow {
         partner_id: caller.as_ref().map(|c| c.partner.partner.id),
         token_id: caller.as_ref().map(|c| c.token_id),

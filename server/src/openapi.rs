@@ -77,6 +77,7 @@ const DESCRIPTION: &str = r#"Read-only database of German public funding program
         paths::get_usage_quota,
         paths::health,
         paths::ready,
+        paths::metrics,
         paths::openapi_json,
         paths::docs,
         paths::docs_page,

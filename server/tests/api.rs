@@ -12,6 +12,8 @@ mod common;
 mod hardening;
 #[path = "api/matching.rs"]
 mod matching;
+#[path = "api/metrics.rs"]
+mod metrics;
 #[path = "api/openapi.rs"]
 mod openapi;
 #[path = "api/params_props.rs"]

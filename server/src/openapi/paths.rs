@@ -367,6 +367,28 @@ pub fn health() {}
 )]
 pub fn ready() {}
 
+/// Prometheus metrics
+///
+/// The OpenMetrics text format: `grantmatch_http_requests_total` and
+/// `grantmatch_http_request_duration_seconds` by `endpoint` label (method and route
+/// template, never an id) and status, `grantmatch_rate_limit_refusals_total`,
+/// `grantmatch_matching_in_progress` (the matching queue's depth),
+/// `grantmatch_model_state`, `grantmatch_ledger_backlog_rows` and
+/// `grantmatch_ledger_flush_lag_seconds`. Served here unless the server runs with
+/// `--metrics-addr`, which moves it to that address (404 here).
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    operation_id = "metrics",
+    tag = "Service",
+    responses(
+        (status = 200, description = "The metrics.", content_type = "application/openmetrics-text", body = String),
+        (status = 404, description = "Served on the `--metrics-addr` address instead (`not_found`).", body = ErrorBody),
+    ),
+    security(())
+)]
+pub fn metrics() {}
+
 /// This OpenAPI document
 #[utoipa::path(
     get,

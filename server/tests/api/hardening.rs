@@ -224,3 +224,45 @@ async fn a_bad_token_is_not_echoed() {
     assert_error(&r, StatusCode::UNAUTHORIZED, "unauthorized");
     assert!(!r.text.contains(secret));
 }
+
+/// A token store that cannot be read answers 500 `internal_error` (and is recorded as
+/// such), never 401 as if the token were missing.
+#[tokio::test]
+async fn an_unreadable_token_store_is_a_server_error_not_a_missing_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Db::open(dir.path()).unwrap());
+    let p = db
+        .create_partner(&NewPartner {
+            name: "H".into(),
+            tier: "starter".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let (_, token) = db.create_token(p.id, &["grants:read".into()]).unwrap();
+    let records =
+        CatalogueRecords::read_dir(&repo_root().join("fixtures/test-catalogues/tiny")).unwrap();
+    let state = Arc::new(
+        AppState::new(Arc::new(Engine::from_records(records).unwrap()), db).with_rate_limits(
+            RateLimits {
+                enabled: false,
+                ..Default::default()
+            },
+        ),
+    );
+    let auth = format!("Bearer {token}");
+    let headers = [("authorization", auth.as_str())];
+    let get = || send_with(&state, "GET", "/api/v1/grants", &headers, vec![]);
+    assert_eq!(get().await.status, StatusCode::OK);
+
+    // Another process breaks the database under the running server.
+    let other =
+        rusqlite::Connection::open(dir.path().join(grantmatch_server::db::DB_FILE)).unwrap();
+    other
+        .execute_batch("ALTER TABLE tokens RENAME TO tokens_gone")
+        .unwrap();
+    let r = get().await;
+    assert_error(&r, StatusCode::INTERNAL_SERVER_ERROR, "internal_error");
+    // A request without a token is still a 401.
+    let r = send_with(&state, "GET", "/api/v1/grants", &[], vec![]).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+}

@@ -920,6 +920,7 @@ async fn responses_of_every_endpoint_validate() {
     for path in [
         "/health",
         "/health/ready",
+        "/metrics",
         "/api/v1/openapi.json",
         "/api/v1/docs",
         "/api/v1/docs/",
