@@ -4,6 +4,8 @@
 //! (the loaded engine plus the SQLite database of partners and tokens); [`serve`] runs
 //! it on a socket with graceful shutdown. The server alone maps errors to HTTP
 //! ([`error::ApiError`]): every error has the spec's `{"error": {"code", "message"}}`.
+//! Outside `/api/v1` and without a token: `/health`, `/health/ready` and `/metrics`
+//! ([`metrics`], or on its own address with [`serve`]'s `metrics_addr`).
 
 pub mod auth;
 pub mod clock;
