@@ -4,13 +4,11 @@
 use std::sync::Arc;
 
 use axum::http::StatusCode;
-use grantmatch_engine::records::CatalogueRecords;
-use grantmatch_engine::Engine;
-use grantmatch_server::db::{Db, NewPartner};
+use grantmatch_server::db::Db;
 use grantmatch_server::ratelimit::RateLimits;
 use grantmatch_server::{AppState, HttpConfig};
 
-use crate::common::{repo_root, send_with, Resp};
+use crate::common::{send_with, starter_token, tiny_engine_plain, Resp};
 
 pub(crate) struct Hx {
     pub(crate) state: Arc<AppState>,
@@ -18,28 +16,9 @@ pub(crate) struct Hx {
 }
 
 pub(crate) fn hx(http: HttpConfig) -> Hx {
-    let records =
-        CatalogueRecords::read_dir(&repo_root().join("fixtures/test-catalogues/tiny")).unwrap();
-    let engine = Arc::new(Engine::from_records(records).unwrap());
     let db = Arc::new(Db::in_memory().unwrap());
-    let p = db
-        .create_partner(&NewPartner {
-            name: "H".into(),
-            tier: "starter".into(),
-            ..Default::default()
-        })
-        .unwrap();
-    let (_, token) = db
-        .create_token(
-            p.id,
-            &[
-                "grants:read".into(),
-                "matching:use".into(),
-                "usage:read".into(),
-            ],
-        )
-        .unwrap();
-    let state = AppState::new(engine, db)
+    let auth = starter_token(&db, &["grants:read", "matching:use", "usage:read"]);
+    let state = AppState::new(tiny_engine_plain(), db)
         .with_rate_limits(RateLimits {
             enabled: false,
             ..Default::default()
@@ -47,7 +26,7 @@ pub(crate) fn hx(http: HttpConfig) -> Hx {
         .with_http(http);
     Hx {
         state: Arc::new(state),
-        auth: format!("Bearer {token}"),
+        auth,
     }
 }
 
@@ -231,25 +210,13 @@ async fn a_bad_token_is_not_echoed() {
 async fn an_unreadable_token_store_is_a_server_error_not_a_missing_token() {
     let dir = tempfile::tempdir().unwrap();
     let db = Arc::new(Db::open(dir.path()).unwrap());
-    let p = db
-        .create_partner(&NewPartner {
-            name: "H".into(),
-            tier: "starter".into(),
-            ..Default::default()
-        })
-        .unwrap();
-    let (_, token) = db.create_token(p.id, &["grants:read".into()]).unwrap();
-    let records =
-        CatalogueRecords::read_dir(&repo_root().join("fixtures/test-catalogues/tiny")).unwrap();
+    let auth = starter_token(&db, &["grants:read"]);
     let state = Arc::new(
-        AppState::new(Arc::new(Engine::from_records(records).unwrap()), db).with_rate_limits(
-            RateLimits {
-                enabled: false,
-                ..Default::default()
-            },
-        ),
+        AppState::new(tiny_engine_plain(), db).with_rate_limits(RateLimits {
+            enabled: false,
+            ..Default::default()
+        }),
     );
-    let auth = format!("Bearer {token}");
     let headers = [("authorization", auth.as_str())];
     let get = || send_with(&state, "GET", "/api/v1/grants", &headers, vec![]);
     assert_eq!(get().await.status, StatusCode::OK);

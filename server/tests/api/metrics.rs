@@ -4,35 +4,23 @@
 use std::sync::Arc;
 
 use axum::http::StatusCode;
-use grantmatch_engine::records::CatalogueRecords;
-use grantmatch_engine::Engine;
-use grantmatch_server::db::{Db, NewPartner};
+use grantmatch_server::db::Db;
 use grantmatch_server::ratelimit::RateLimits;
 use grantmatch_server::AppState;
 
-use crate::common::{repo_root, send_with, Resp};
+use crate::common::{send_with, starter_token, tiny_engine_plain, Resp};
 
 fn state(separate: bool) -> (Arc<AppState>, String) {
-    let records =
-        CatalogueRecords::read_dir(&repo_root().join("fixtures/test-catalogues/tiny")).unwrap();
     let db = Arc::new(Db::in_memory().unwrap());
-    let p = db
-        .create_partner(&NewPartner {
-            name: "M".into(),
-            tier: "starter".into(),
-            ..Default::default()
-        })
-        .unwrap();
-    let (_, token) = db.create_token(p.id, &["grants:read".into()]).unwrap();
-    let mut state = AppState::new(Arc::new(Engine::from_records(records).unwrap()), db)
-        .with_rate_limits(RateLimits {
-            per_token_per_minute: 2,
-            ..RateLimits::default()
-        });
+    let auth = starter_token(&db, &["grants:read"]);
+    let mut state = AppState::new(tiny_engine_plain(), db).with_rate_limits(RateLimits {
+        per_token_per_minute: 2,
+        ..RateLimits::default()
+    });
     if separate {
         state = state.with_separate_metrics();
     }
-    (Arc::new(state), format!("Bearer {token}"))
+    (Arc::new(state), auth)
 }
 
 async fn get(state: &Arc<AppState>, uri: &str, auth: Option<&str>) -> Resp {

@@ -39,6 +39,26 @@ pub fn tiny_dir() -> PathBuf {
     repo_root().join("fixtures/test-catalogues/tiny")
 }
 
+/// The synthetic tiny catalogue as an engine without embeddings.
+pub fn tiny_engine_plain() -> Arc<Engine> {
+    let records = CatalogueRecords::read_dir(&tiny_dir()).expect("tiny catalogue");
+    Arc::new(Engine::from_records(records).expect("engine builds"))
+}
+
+/// A new starter partner in `db` with one token of `scopes`: the `Authorization` value.
+pub fn starter_token(db: &Db, scopes: &[&str]) -> String {
+    let p = db
+        .create_partner(&NewPartner {
+            name: "Starter".into(),
+            tier: "starter".into(),
+            ..Default::default()
+        })
+        .expect("partner");
+    let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
+    let (_, token) = db.create_token(p.id, &scopes).expect("token");
+    format!("Bearer {token}")
+}
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
