@@ -94,6 +94,24 @@ def test_categorize_assigns_stable_ids(engine):
     assert engine.categorize([], [klima[0]["slug"]])[0]["custom_categories"] == []
 
 
+def test_a_category_named_for_instruments_follows_the_grant_type(engine):
+    """"Kredite & Bürgschaften" is about the instrument: every loan and guarantee gets it,
+    and a subsidy only when its title or short description names one of them."""
+    cats = [{"name": "Kredite & Bürgschaften", "name_en": "Loans & guarantees"}]
+    grants = {g["slug"]: g for g in engine.grants(limit=10_000)}
+    out = engine.categorize(cats)
+    assigned = {o["slug"] for o in out if o["custom_categories"]}
+    repayable = {s for s, g in grants.items() if g["grant_type"] in ("loan", "guarantee")}
+    assert repayable and repayable <= assigned
+    equity = {s for s, g in grants.items() if g["grant_type"] == "equity"}
+    assert not (equity & assigned)
+    subsidies = assigned - repayable
+    assert len(subsidies) < len(repayable)
+    for s in subsidies:
+        head = (grants[s]["title"] + " " + (grants[s]["short_description"] or "")).lower()
+        assert any(w in head for w in ("kredit", "bürgschaft", "burgschaft")), s
+
+
 @pytest.mark.parametrize(
     "bad",
     [

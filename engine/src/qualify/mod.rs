@@ -47,7 +47,10 @@
 //! the average of a long description). A category is assigned when
 //! z ≥ [`CATEGORY_Z_STRONG`], or a keyword (an explicit keyword phrase, else a part of the
 //! name) occurs in the grant's title or short description, or z ≥ [`CATEGORY_Z_WEAK`]
-//! and a keyword occurs in the full text. Multi-label: any number per grant.
+//! and a keyword occurs in the full text. Multi-label: any number per grant. A category
+//! whose name stands for repayable or equity instruments ("Kredite & Bürgschaften",
+//! "Beteiligungskapital", "Venture capital") is a question of the funding instrument, not
+//! of the topic: the grant type decides, or a keyword in the title or short description.
 //!
 //! All thresholds were fixed before measuring (see the README for the measurements).
 
@@ -69,7 +72,7 @@ mod rules;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 5;
+pub const METHOD_VERSION: u32 = 6;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -1591,6 +1594,9 @@ pub fn category_text(c: &CustomCategory) -> String {
 /// A category ready to assign: its similarity to every grant, its threshold and its
 /// keyword phrases.
 struct PreparedCategory {
+    /// The funding instruments the category's name stands for ([`instruments_of_name`]);
+    /// when set, the grant type decides instead of the topic similarity.
+    instruments: Vec<GrantType>,
     strong_z: f32,
     main: Similarity,
     /// One per keyword.
@@ -1626,11 +1632,62 @@ fn prepare_category(
         .next()
         .ok_or_else(|| Error::Model("no embedding returned".into()))?;
     Ok(PreparedCategory {
+        instruments: instruments_of_name(&c.name),
         strong_z,
         main: Similarity::new(vectors, &main),
         keywords: rows.map(|v| Similarity::new(vectors, &v)).collect(),
         phrases: category_phrases(c),
     })
+}
+
+/// The repayable or equity instruments a category's name stands for: "Kredite &
+/// Bürgschaften" → loan, guarantee; "Beteiligungskapital & Wagniskapital", "Venture
+/// capital" → equity. Only a word that starts with an instrument's word counts
+/// ("Bürgerbeteiligung" is no equity), and subsidies never do (nearly every programme
+/// is one, so a category naming them is about its topic).
+fn instruments_of_name(name: &str) -> Vec<GrantType> {
+    const EXTRA: &[(&str, GrantType)] = &[
+        ("venture", GrantType::Equity),
+        ("mezzanin", GrantType::Equity),
+        ("forderkredit", GrantType::Loan),
+        ("forderdarlehen", GrantType::Loan),
+        ("mikrokredit", GrantType::Loan),
+        ("mikrodarlehen", GrantType::Loan),
+    ];
+    let mut out = Vec::new();
+    for w in fold_name(name).split(' ') {
+        let t = EXTRA
+            .iter()
+            .find(|(stem, _)| w.starts_with(stem))
+            .map(|(_, t)| *t)
+            .or_else(|| grant_type_of_word(w).filter(|_| instrument_word_starts(w)));
+        if let Some(t) = t.filter(|t| *t != GrantType::Subsidy) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The word begins with the instrument word it contains (not a compound that ends in it).
+fn instrument_word_starts(w: &str) -> bool {
+    [
+        "kredit",
+        "darlehen",
+        "loan",
+        "burgschaft",
+        "garantie",
+        "guarantee",
+        "haftungsfreistellung",
+        "beteiligung",
+        "eigenkapital",
+        "wagniskapital",
+        "risikokapital",
+        "equity",
+    ]
+    .iter()
+    .any(|stem| w.starts_with(stem))
 }
 
 /// Assigns categories to grants (multi-label). Returns the category ids per grant, in
@@ -1662,11 +1719,14 @@ pub fn categorize(
                 .iter()
                 .zip(&prepared)
                 .filter(|(_, p)| {
-                    let z = p.z(g);
                     let in_head = p
                         .phrases
                         .iter()
                         .any(|ph| ph.iter().all(|t| term_in(t, &head)));
+                    if !p.instruments.is_empty() {
+                        return p.instruments.contains(&grant.grant_type) || in_head;
+                    }
+                    let z = p.z(g);
                     let in_all = p
                         .phrases
                         .iter()
@@ -1824,6 +1884,28 @@ mod tests {
         assert_eq!(region_codes(cat, &p), vec!["DE-SN"]);
         assert_eq!(entity_codes(cat, &p), vec!["kommune"]);
         assert_eq!(p.topic, "Städte Radverkehr");
+    }
+
+    #[test]
+    fn a_category_named_for_instruments_is_read_as_them() {
+        use GrantType::*;
+        assert_eq!(
+            instruments_of_name("Kredite & Bürgschaften"),
+            vec![Loan, Guarantee]
+        );
+        assert_eq!(
+            instruments_of_name("Beteiligungskapital & Wagniskapital"),
+            vec![Equity]
+        );
+        assert_eq!(
+            instruments_of_name("Venture capital and equity"),
+            vec![Equity]
+        );
+        assert_eq!(instruments_of_name("Förderkredite für KMU"), vec![Loan]);
+        // A compound that ends in an instrument word is a topic, and so are subsidies.
+        assert!(instruments_of_name("Bürgerbeteiligung & Demokratie").is_empty());
+        assert!(instruments_of_name("Zuschüsse für Digitalisierung").is_empty());
+        assert!(instruments_of_name("Forschung & Entwicklung").is_empty());
     }
 
     #[test]
@@ -2016,6 +2098,7 @@ mod tests {
             sorted: Vec::new(),
         };
         let mut p = PreparedCategory {
+            instruments: Vec::new(),
             strong_z: CATEGORY_Z_STRONG,
             main: sim(&[1.0, 2.0]),
             keywords: vec![sim(&[3.0, -1.0]), sim(&[0.5, 0.0])],
