@@ -105,7 +105,7 @@ fn subsidy_rules() -> &'static [(ProgrammeKind, Regex)] {
         vec![
             (
                 PrizeScholarship,
-                re(r"\bpreis(es|e)?\b|preisverleihung|award|wettbewerb|stipendi|auszeichnung|förderpreis|innovationspreis"),
+                re(r"\bpreis(es|e)?\b|preisverleihung|award|wettbewerb(e|en|s)?\b|stipendi|auszeichnung|förderpreis|innovationspreis"),
             ),
             (
                 Advisory,
@@ -127,9 +127,26 @@ fn subsidy_rules() -> &'static [(ProgrammeKind, Regex)] {
     })
 }
 
+/// Names of applicants that contain a kind's word ("Forschungseinrichtung" is who may
+/// apply, not research): removed before the kind rules read a text.
+fn applicant_names() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| re(r"forschungs(einrichtung|institut|stätte|organisation)\w*"))
+}
+
+/// The first kind rule that matches `text` once applicant names are removed.
+fn kind_in(text: &str) -> Option<ProgrammeKind> {
+    let text = applicant_names().replace_all(text, "");
+    subsidy_rules()
+        .iter()
+        .find(|(_, rx)| rx.is_match(&text))
+        .map(|(k, _)| *k)
+}
+
 /// The kind of a grant: loans, guarantees and equity from the grant type; subsidies by
 /// the first rule that matches the title, then the first rule that matches a sentence of
-/// the short description, else a project or operating grant.
+/// the short description (applicant names such as "Forschungseinrichtung" left out),
+/// else a project or operating grant.
 pub fn kind(grant: &Grant) -> Read<ProgrammeKind> {
     let fixed = match grant.grant_type {
         GrantType::Loan => Some(ProgrammeKind::Loan),
@@ -143,17 +160,17 @@ pub fn kind(grant: &Grant) -> Read<ProgrammeKind> {
             sentence: None,
         };
     }
-    for (k, rx) in subsidy_rules() {
-        if rx.is_match(&grant.title) {
-            return Read {
-                value: *k,
-                sentence: Some(grant.title.clone()),
-            };
-        }
+    if let Some(value) = kind_in(&grant.title) {
+        return Read {
+            value,
+            sentence: Some(grant.title.clone()),
+        };
     }
     if let Some(text) = grant.short_description.as_deref() {
         for (k, rx) in subsidy_rules() {
-            if let Some(s) = sentences(text).find(|s| rx.is_match(s)) {
+            let found =
+                sentences(text).find(|s| rx.is_match(&applicant_names().replace_all(s, "")));
+            if let Some(s) = found {
                 return Read {
                     value: *k,
                     sentence: Some(s.to_string()),
@@ -222,4 +239,47 @@ pub fn non_profit_only(
             value: true,
             sentence: Some(sentence.to_string()),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subsidy(title: &str, short: &str) -> Grant {
+        serde_json::from_value(serde_json::json!({
+            "id": "00000000-0000-0000-0000-000000000001",
+            "slug": "x",
+            "title": title,
+            "short_description": short,
+            "grant_type": "subsidy",
+            "region_ids": [],
+            "ongoing_grant": true,
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+        }))
+        .expect("a valid grant")
+    }
+
+    #[test]
+    fn an_applicant_named_research_institution_does_not_make_a_research_call() {
+        let g = subsidy(
+            "Gemeinschaftsaufgabe – Gewerbliche Wirtschaft",
+            "Wenn Sie als Unternehmen oder gemeinnützige wirtschaftsnahe Forschungseinrichtung \
+             Investitionen planen, erhalten Sie einen Zuschuss.",
+        );
+        assert_eq!(kind(&g).value, ProgrammeKind::InvestmentGrant);
+        let g = subsidy("Verbundforschung Photonik", "Gefördert werden Vorhaben.");
+        assert_eq!(kind(&g).value, ProgrammeKind::ResearchCall);
+    }
+
+    #[test]
+    fn competitive_programmes_are_no_prize() {
+        let g = subsidy(
+            "Zuwendungen für Maßnahmen im Rahmen der wettbewerblichen EU-Förderprogramme",
+            "Das Land unterstützt die Antragstellung.",
+        );
+        assert_ne!(kind(&g).value, ProgrammeKind::PrizeScholarship);
+        let g = subsidy("Gründerwettbewerb Digitale Innovationen", "");
+        assert_eq!(kind(&g).value, ProgrammeKind::PrizeScholarship);
+    }
 }
