@@ -112,6 +112,20 @@ def test_a_category_named_for_instruments_follows_the_grant_type(engine):
         assert any(w in head for w in ("kredit", "bürgschaft", "burgschaft")), s
 
 
+def test_a_category_named_for_a_programme_kind_follows_the_kind(engine):
+    """"Forschung & Entwicklung" is about the kind of programme: every research call gets
+    it, and another programme only when its title or short description names research."""
+    cats = [{"name": "Forschung & Entwicklung", "name_en": "Research & development"}]
+    assigned = {o["slug"] for o in engine.categorize(cats) if o["custom_categories"]}
+    grants = [engine.grant(g["slug"]) for g in engine.grants(limit=10_000)]
+    research = {g["slug"] for g in grants if g["facts"]["programme_kind"]["value"] == "research_call"}
+    assert research and research <= assigned
+    for g in grants:
+        if g["slug"] in assigned - research:
+            head = (g["title"] + " " + (g["short_description"] or "")).lower()
+            assert "forsch" in head or "entwick" in head, g["slug"]
+
+
 @pytest.mark.parametrize(
     "bad",
     [

@@ -51,6 +51,9 @@
 //! whose name stands for repayable or equity instruments ("Kredite & Bürgschaften",
 //! "Beteiligungskapital", "Venture capital") is a question of the funding instrument, not
 //! of the topic: the grant type decides, or a keyword in the title or short description.
+//! Likewise a category named for a programme kind ("Forschung & Entwicklung", "Beratung",
+//! "Preise & Stipendien", "Investitionen", "Infrastruktur"): the programme's kind
+//! ([`crate::facts`]) decides, or a keyword in the title or short description.
 //!
 //! All thresholds were fixed before measuring (see the README for the measurements).
 
@@ -1597,6 +1600,8 @@ struct PreparedCategory {
     /// The funding instruments the category's name stands for ([`instruments_of_name`]);
     /// when set, the grant type decides instead of the topic similarity.
     instruments: Vec<GrantType>,
+    /// The programme kinds the category's name stands for ([`kinds_of_name`]).
+    kinds: Vec<ProgrammeKind>,
     strong_z: f32,
     main: Similarity,
     /// One per keyword.
@@ -1633,6 +1638,7 @@ fn prepare_category(
         .ok_or_else(|| Error::Model("no embedding returned".into()))?;
     Ok(PreparedCategory {
         instruments: instruments_of_name(&c.name),
+        kinds: kinds_of_name(&c.name),
         strong_z,
         main: Similarity::new(vectors, &main),
         keywords: rows.map(|v| Similarity::new(vectors, &v)).collect(),
@@ -1690,6 +1696,55 @@ fn instrument_word_starts(w: &str) -> bool {
     .any(|stem| w.starts_with(stem))
 }
 
+/// The programme kinds a category's name stands for: "Forschung & Entwicklung" →
+/// research calls, "Beratung & Coaching" → advisory, "Preise & Wettbewerbe" → prizes and
+/// scholarships, "Investitionen" → investment grants, "Infrastruktur" → infrastructure.
+/// Only a word that starts with a kind's word counts ("Wirtschaftsförderung" or
+/// "Stadtentwicklung" name no kind).
+fn kinds_of_name(name: &str) -> Vec<ProgrammeKind> {
+    use ProgrammeKind::*;
+    // A word ending in `*` is a word start; the others are whole words ("Preise" is
+    // prizes, "Preisgünstig" is not; "Wettbewerbe" are contests, "Wettbewerbsfähigkeit"
+    // is not).
+    const WORDS: &[(&str, ProgrammeKind)] = &[
+        ("forschung*", ResearchCall),
+        ("research*", ResearchCall),
+        ("fue", ResearchCall),
+        ("beratung*", Advisory),
+        ("coaching*", Advisory),
+        ("consulting", Advisory),
+        ("advisory", Advisory),
+        ("advice", Advisory),
+        ("preis", PrizeScholarship),
+        ("preise", PrizeScholarship),
+        ("wettbewerb", PrizeScholarship),
+        ("wettbewerbe", PrizeScholarship),
+        ("stipendi*", PrizeScholarship),
+        ("award*", PrizeScholarship),
+        ("prize*", PrizeScholarship),
+        ("scholarship*", PrizeScholarship),
+        ("fellowship*", PrizeScholarship),
+        ("investition*", InvestmentGrant),
+        ("investment*", InvestmentGrant),
+        ("infrastruktur*", Infrastructure),
+        ("infrastructure*", Infrastructure),
+    ];
+    let names = |w: &str, entry: &str| match entry.strip_suffix('*') {
+        Some(start) => w.starts_with(start),
+        None => w == entry,
+    };
+    let folded = fold_name(&name.replace("F&E", "FuE").replace("R&D", "research"));
+    let mut out = Vec::new();
+    for w in folded.split(' ') {
+        if let Some((_, k)) = WORDS.iter().find(|(entry, _)| names(w, entry)) {
+            if !out.contains(k) {
+                out.push(*k);
+            }
+        }
+    }
+    out
+}
+
 /// Assigns categories to grants (multi-label). Returns the category ids per grant, in
 /// the order of `categories`. A category is assigned at a similarity z ≥
 /// [`CATEGORY_Z_STRONG`] ([`CATEGORY_Z_STRONG_EN`] for English categories) to its text,
@@ -1725,6 +1780,9 @@ pub fn categorize(
                         .any(|ph| ph.iter().all(|t| term_in(t, &head)));
                     if !p.instruments.is_empty() {
                         return p.instruments.contains(&grant.grant_type) || in_head;
+                    }
+                    if !p.kinds.is_empty() {
+                        return p.kinds.contains(&cat.facts(g).kind.value) || in_head;
                     }
                     let z = p.z(g);
                     let in_all = p
@@ -1906,6 +1964,31 @@ mod tests {
         assert!(instruments_of_name("Bürgerbeteiligung & Demokratie").is_empty());
         assert!(instruments_of_name("Zuschüsse für Digitalisierung").is_empty());
         assert!(instruments_of_name("Forschung & Entwicklung").is_empty());
+    }
+
+    #[test]
+    fn a_category_named_for_programme_kinds_is_read_as_them() {
+        use ProgrammeKind::*;
+        assert_eq!(kinds_of_name("Forschung & Entwicklung"), vec![ResearchCall]);
+        assert_eq!(kinds_of_name("F&E-Förderung"), vec![ResearchCall]);
+        assert_eq!(
+            kinds_of_name("Research and development"),
+            vec![ResearchCall]
+        );
+        assert_eq!(kinds_of_name("Beratung & Coaching"), vec![Advisory]);
+        assert_eq!(
+            kinds_of_name("Preise, Wettbewerbe und Stipendien"),
+            vec![PrizeScholarship]
+        );
+        assert_eq!(
+            kinds_of_name("Investitionen & Infrastruktur"),
+            vec![InvestmentGrant, Infrastructure]
+        );
+        // Topics that merely contain a kind's word.
+        assert!(kinds_of_name("Wettbewerbsfähigkeit & Export").is_empty());
+        assert!(kinds_of_name("Stadtentwicklung").is_empty());
+        assert!(kinds_of_name("Gesundheitsforschung").is_empty());
+        assert!(kinds_of_name("Digitalisierung & IT").is_empty());
     }
 
     #[test]
@@ -2099,6 +2182,7 @@ mod tests {
         };
         let mut p = PreparedCategory {
             instruments: Vec::new(),
+            kinds: Vec::new(),
             strong_z: CATEGORY_Z_STRONG,
             main: sim(&[1.0, 2.0]),
             keywords: vec![sim(&[3.0, -1.0]), sim(&[0.5, 0.0])],
