@@ -44,7 +44,7 @@ fn main_clause() -> &'static Regex {
 fn possessive() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
-        re(r"\b[Ii]hr(e|en|em|er|es)? (eigenes? )?(Unternehmen|Betriebs?|Firma|Praxis|Kommune|Gemeinde|Stadt|Vereins?|Hochschule|Schule|Unternehmens)\b")
+        re(r"\b[Ii]hr(e|en|em|er|es)? (eigenes? )?(Unternehmen|Betriebs?|Firma|Praxis|Kommune|Gemeinde|Stadt|Vereins?|Hochschule|Schule|Unternehmens|Bildungseinrichtung|Bildungsstätte|Kita|Kindertagesstätte|Kindertageseinrichtung)\b")
     })
 }
 
@@ -66,6 +66,12 @@ fn situation() -> &'static [(Regex, &'static [ApplicantType])] {
                 re(r"\b([Ii]hr(e|en|em)? (landwirtschaftlichen?|forstwirtschaftlichen?) (Betrieb|Flächen)|auf Ihrem (Acker|Grünland|Betrieb))"),
                 &[Company][..],
             ),
+            (
+                // The person's own training or home: "Ihre berufliche Ausbildung … sich
+                // weiterqualifizieren", "Ihr Wohngebäude sanieren".
+                re(r"\b([Ii]hre?n? (berufliche[n]? )?(Ausbildung|Weiterbildung|Fortbildung|Meisterprüfung|Aufstiegsfortbildung)\b|sich (beruflich )?weiter(qualifizieren|bilden)\b|[Ii]hr(em|es)? (Wohngebäude|Eigenheim|Einfamilienhaus)\b)"),
+                &[PrivatePerson][..],
+            ),
         ]
     })
 }
@@ -85,6 +91,11 @@ const STOP: &[&str] = &[
     "ihrem", "ihrer", "ihres", "sich", "bis", "nach", "vor", "aus", "neue", "neuen", "eigene",
     "ihnen", "als", "können", "kann", "wollen", "möchten", "planen", "sind", "tätig", "nicht",
 ];
+
+/// Nouns of an "als" phrase that stand for what they hold or run ("Träger einer Schule").
+const HOLDERS: &[&str] = &["träger", "betreiber", "inhaber"];
+/// Articles that may follow such a noun.
+const ARTICLES: &[&str] = &["einer", "eines", "der", "des", "von"];
 
 /// The sentences of a text (split after . ! ? followed by a space or line break).
 pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
@@ -128,11 +139,19 @@ fn als_phrases(clause: &str) -> Vec<String> {
         if !w.eq_ignore_ascii_case("als") {
             continue;
         }
-        let mut phrase = Vec::new();
+        let mut phrase: Vec<&str> = Vec::new();
         for w in &words[i + 1..] {
             let bare = w
                 .trim_matches(|c: char| ",;:()„“\"".contains(c))
                 .to_lowercase();
+            // "als Träger einer Altenpflegeschule": the holder is what it holds.
+            let holder = phrase.last().is_some_and(|l| {
+                let l = l.to_lowercase();
+                HOLDERS.iter().any(|h| l.starts_with(h))
+            });
+            if holder && ARTICLES.contains(&bare.as_str()) {
+                continue;
+            }
             if STOP.contains(&bare.as_str()) {
                 break;
             }
@@ -261,6 +280,31 @@ mod tests {
         );
         assert_eq!(
             types("Wenn Sie Auszubildende für den Pflegeberuf in Drittstaaten anwerben und vorbereiten, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn holders_possessives_and_the_persons_own_training() {
+        assert_eq!(
+            types("Wenn Sie als Träger einer staatlich anerkannten Altenpflegeschule eine fachgerechte Ausbildung sicherstellen, können Sie unter bestimmten Bedingungen einen Zuschuss erhalten."),
+            vec![EducationInstitution]
+        );
+        assert_eq!(
+            types("Wenn Sie Maßnahmen zur Verbesserung der Barrierefreiheit in Ihrer Bildungseinrichtung für Erwachsene durchführen, können Sie unter bestimmten Voraussetzungen einen Zuschuss bekommen."),
+            vec![EducationInstitution]
+        );
+        assert_eq!(
+            types("Wenn Sie Ihre berufliche Ausbildung besonders erfolgreich abgeschlossen haben und sich daran anschließend in Ihrem Beruf weiterqualifizieren wollen, können Sie ein Stipendium erhalten."),
+            vec![PrivatePerson]
+        );
+        assert_eq!(
+            types("Wenn Sie Ihr Wohngebäude energetisch sanieren wollen, können Sie für eine Energieberatung einen Zuschuss erhalten."),
+            vec![PrivatePerson]
+        );
+        // A company that trains its staff is no private person.
+        assert_eq!(
+            types("Wenn Sie die Weiterbildung Ihrer Beschäftigten planen, können Sie einen Zuschuss erhalten."),
             vec![]
         );
     }
