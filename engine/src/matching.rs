@@ -132,6 +132,13 @@ pub struct Components {
     pub budget: f32,
 }
 
+/// The score of a match whose applicant, region, funding-type or non-profit check failed,
+/// from its calibrated score: halved ([`FAILED_CHECK_FACTOR`]) and capped at
+/// [`FAILED_CHECK_CAP`].
+pub fn excluded_score(calibrated: u8) -> u8 {
+    ((f32::from(calibrated) * FAILED_CHECK_FACTOR).round() as u8).min(FAILED_CHECK_CAP)
+}
+
 /// Category of a score, the spec's bands: ≥ 90 very suitable (excellent), 70–89
 /// partially suitable (good), 50–69 conditionally suitable (moderate), below 50 not
 /// suitable (low).
@@ -147,6 +154,10 @@ pub fn category(score: u8) -> &'static str {
 /// Highest score of a match whose applicant, region, funding-type or non-profit check
 /// failed: always below the `conditionally_suitable` band.
 pub const FAILED_CHECK_CAP: u8 = 45;
+/// Factor on the calibrated score of such a match before the cap: it is pushed down hard,
+/// below the programmes that fit at all, and appears only when little else does
+/// (tuning half of the development set: Recall@25 0.466 → 0.484, nDCG@10 unchanged).
+pub const FAILED_CHECK_FACTOR: f32 = 0.5;
 /// Highest score of a match with any failed check, only moderate topic fit, or a
 /// research call for an organisation that does no research: below the `very_suitable`
 /// band.
@@ -619,7 +630,7 @@ pub fn rank(
             let total = total / weight_sum;
             let mut score = calibrate(total);
             if checks.excluding_failure() {
-                score = score.min(FAILED_CHECK_CAP);
+                score = excluded_score(score);
             } else if checks.any_failure() || semantic < EXCELLENT_SEMANTIC || kind_value < 0.5 {
                 score = score.min(NOT_EXCELLENT_CAP);
             }

@@ -1570,6 +1570,10 @@ fn a_failed_applicant_check_caps_the_score() {
         .filter(|m| m.checks.applicant == matching::Check::Fail)
         .collect();
     assert!(!failed.is_empty(), "some programme excludes Vereine");
+    // Pushed down hard: half the calibrated score, at most 45.
+    assert_eq!(matching::excluded_score(100), 45);
+    assert_eq!(matching::excluded_score(80), 40);
+    assert_eq!(matching::excluded_score(30), 15);
     for m in failed {
         assert!(m.relevance_score < 50, "score {}", m.relevance_score);
         assert_eq!(m.match_category, "not_suitable");
