@@ -51,6 +51,10 @@
 //! whose name stands for repayable or equity instruments ("Kredite & Bürgschaften",
 //! "Beteiligungskapital", "Venture capital") is a question of the funding instrument, not
 //! of the topic: the grant type decides, or a keyword in the title or short description.
+//! A category's description is read like a prompt for what it rules out: a programme
+//! whose kind it excludes ("reine Forschungsförderung zählt nicht"), or whose stated
+//! applicants are all of types it excludes ("Programme, die sich ausschließlich an
+//! Unternehmen richten, zählen nicht"), does not get it.
 //! Likewise a category named for a programme kind ("Forschung & Entwicklung", "Beratung",
 //! "Preise & Stipendien", "Investitionen", "Infrastruktur"): the programme's kind
 //! ([`crate::facts`]) decides, or a keyword in the title or short description.
@@ -1602,6 +1606,11 @@ struct PreparedCategory {
     instruments: Vec<GrantType>,
     /// The programme kinds the category's name stands for ([`kinds_of_name`]).
     kinds: Vec<ProgrammeKind>,
+    /// Applicant types and programme kinds the description rules out ("Programme, die
+    /// sich ausschließlich an Unternehmen richten, … zählen nicht"), read as a
+    /// qualification prompt's exclusions are.
+    excluded_applicants: Vec<ApplicantType>,
+    excluded_kinds: Vec<ProgrammeKind>,
     strong_z: f32,
     main: Similarity,
     /// One per keyword.
@@ -1610,6 +1619,19 @@ struct PreparedCategory {
 }
 
 impl PreparedCategory {
+    /// The description rules grant `g` out: its kind is excluded, or every applicant
+    /// type the record or the programme text states is (guessed applicants never
+    /// exclude).
+    fn excludes(&self, cat: &Catalogue, g: Idx) -> bool {
+        let facts = cat.facts(g);
+        let only_excluded = facts.applicants.as_ref().is_some_and(|a| {
+            a.source != Source::Derived
+                && !a.value.is_empty()
+                && a.value.iter().all(|t| self.excluded_applicants.contains(t))
+        });
+        only_excluded || self.excluded_kinds.contains(&facts.kind.value)
+    }
+
     /// The category's z-score for grant `g`, with its best keyword's share.
     fn z(&self, g: Idx) -> f32 {
         let whole = self.main.z(g);
@@ -1621,10 +1643,15 @@ impl PreparedCategory {
 }
 
 fn prepare_category(
+    cat: &Catalogue,
     embedder: &Embedder,
     vectors: &GrantVectors,
     c: &CustomCategory,
 ) -> Result<PreparedCategory> {
+    let reading = c
+        .description
+        .as_deref()
+        .map(|d| QualificationPrompt::parse(cat, d));
     let text = category_text(c);
     let strong_z = match crate::profile::text_language(&text) {
         crate::profile::Locale::En => CATEGORY_Z_STRONG_EN,
@@ -1639,6 +1666,14 @@ fn prepare_category(
     Ok(PreparedCategory {
         instruments: instruments_of_name(&c.name),
         kinds: kinds_of_name(&c.name),
+        excluded_applicants: reading
+            .as_ref()
+            .map(|r| r.excluded_applicant_types.clone())
+            .unwrap_or_default(),
+        excluded_kinds: reading
+            .as_ref()
+            .map(|r| r.excluded_kinds.clone())
+            .unwrap_or_default(),
         strong_z,
         main: Similarity::new(vectors, &main),
         keywords: rows.map(|v| Similarity::new(vectors, &v)).collect(),
@@ -1762,7 +1797,7 @@ pub fn categorize(
     let vectors = vectors_for(engine, embedder)?;
     let prepared: Vec<PreparedCategory> = categories
         .iter()
-        .map(|c| prepare_category(embedder, vectors, c))
+        .map(|c| prepare_category(&engine.catalogue, embedder, vectors, c))
         .collect::<Result<_>>()?;
     let cat = &engine.catalogue;
     Ok(grant_ids
@@ -1783,6 +1818,9 @@ pub fn categorize(
                     }
                     if !p.kinds.is_empty() {
                         return p.kinds.contains(&cat.facts(g).kind.value) || in_head;
+                    }
+                    if p.excludes(cat, g) {
+                        return false;
                     }
                     let z = p.z(g);
                     let in_all = p
@@ -2172,6 +2210,58 @@ mod tests {
     }
 
     #[test]
+    fn a_category_description_rules_out_what_it_excludes() {
+        let cat = real();
+        let reading = QualificationPrompt::parse(
+            cat,
+            "Naturschutz und Umweltbildung von Vereinen und Kommunen. Programme, die sich \
+             ausschließlich an Unternehmen richten, sowie reine Forschungsförderung zählen nicht.",
+        );
+        let p = PreparedCategory {
+            instruments: Vec::new(),
+            kinds: Vec::new(),
+            excluded_applicants: reading.excluded_applicant_types.clone(),
+            excluded_kinds: reading.excluded_kinds.clone(),
+            strong_z: CATEGORY_Z_STRONG,
+            main: Similarity {
+                cos: Vec::new(),
+                mean: 0.0,
+                std: 1.0,
+                sorted: Vec::new(),
+            },
+            keywords: Vec::new(),
+            phrases: Vec::new(),
+        };
+        let stated = |g: Idx| {
+            cat.facts(g)
+                .applicants
+                .as_ref()
+                .filter(|a| a.source != Source::Derived)
+                .map(|a| a.value.clone())
+        };
+        let n = cat.grants.len() as Idx;
+        let not_research = |g: &Idx| cat.facts(*g).kind.value != ProgrammeKind::ResearchCall;
+        let companies_only = (0..n)
+            .filter(not_research)
+            .find(|&g| stated(g) == Some(vec![ApplicantType::Company]))
+            .expect("a programme stated for companies only");
+        assert!(p.excludes(cat, companies_only));
+        let also_municipalities = (0..n)
+            .filter(not_research)
+            .find(|&g| {
+                stated(g).is_some_and(|t| {
+                    t.contains(&ApplicantType::Company) && t.contains(&ApplicantType::Municipality)
+                })
+            })
+            .expect("a programme for companies and Kommunen");
+        assert!(!p.excludes(cat, also_municipalities));
+        let research = (0..n)
+            .find(|&g| cat.facts(g).kind.value == ProgrammeKind::ResearchCall)
+            .expect("a research call");
+        assert!(p.excludes(cat, research));
+    }
+
+    #[test]
     fn a_category_z_takes_its_best_keyword_in_part() {
         // z-scores given directly: mean 0, spread 1.
         let sim = |cos: &[f32]| Similarity {
@@ -2183,6 +2273,8 @@ mod tests {
         let mut p = PreparedCategory {
             instruments: Vec::new(),
             kinds: Vec::new(),
+            excluded_applicants: Vec::new(),
+            excluded_kinds: Vec::new(),
             strong_z: CATEGORY_Z_STRONG,
             main: sim(&[1.0, 2.0]),
             keywords: vec![sim(&[3.0, -1.0]), sim(&[0.5, 0.0])],
