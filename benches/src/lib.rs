@@ -115,7 +115,7 @@ pub fn real_engine() -> Engine {
 /// The model configuration, or `None` (with a note on stderr) when the assets are
 /// missing.
 pub fn model_config() -> Option<ModelConfig> {
-    let cfg = ModelConfig::from_env();
+    let cfg = ModelConfig::from_vars(std::env::var_os);
     match cfg.check() {
         Ok(()) => Some(cfg),
         Err(e) => {

@@ -264,6 +264,13 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
+            let hint = e
+                .chain()
+                .find_map(|c| c.downcast_ref::<grantmatch_engine::Error>())
+                .and_then(grantmatch_server::error::setup_hint);
+            if let Some(h) = hint {
+                eprintln!("hint: {h}");
+            }
             ExitCode::FAILURE
         }
     }

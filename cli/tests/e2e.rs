@@ -15,7 +15,7 @@ use common::*;
 /// The real model assets (`GRANTMATCH_MODEL_DIR`, default `~/.cache/grantmatch/model`).
 /// Tests that need them FAIL with a clear message when they are missing.
 fn real_model_dir() -> PathBuf {
-    let dir = grantmatch_engine::embed::default_model_dir();
+    let dir = grantmatch_engine::embed::default_model_dir(std::env::var_os);
     for f in ["model.onnx", "tokenizer.json", "libonnxruntime.so"] {
         assert!(
             dir.join(f).is_file(),
@@ -425,7 +425,12 @@ fn failed_first_import_leaves_nothing() {
         data,
         &["partner", "create", "--name", "P", "--tier", "starter"],
     );
-    assert!(err.contains("import"), "{err}");
+    assert!(err.contains("no catalogue has been imported"), "{err}");
+    // The engine names what is missing; the CLI says how to get it.
+    assert!(
+        err.contains("hint: run `grantmatch import DIR` first"),
+        "{err}"
+    );
     // A valid import afterwards works.
     run_ok(
         data,

@@ -39,7 +39,7 @@ fn main() {
     let model_dir = args
         .next()
         .map(PathBuf::from)
-        .unwrap_or_else(grantmatch_engine::embed::default_model_dir);
+        .unwrap_or_else(|| grantmatch_engine::embed::default_model_dir(std::env::var_os));
     let engine = Engine::open(&data).expect("engine");
     let embedder = Embedder::load(&ModelConfig {
         dir: model_dir,

@@ -21,11 +21,7 @@ fn main() {
     let mut total = 0;
     for _ in 0..n {
         let t = Instant::now();
-        total = engine
-            .list_grants(&scope, &filter, page)
-            .unwrap()
-            .unwrap()
-            .total;
+        total = engine.list_grants(&scope, &filter, page).unwrap().total;
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);

@@ -7,6 +7,7 @@
 //! L2-normalised, so a dot product is the cosine.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -82,13 +83,15 @@ pub struct ModelConfig {
     pub threads: Option<usize>,
 }
 
-/// The model directory every front-end defaults to: `$GRANTMATCH_MODEL_DIR` when set and
-/// not empty, else `~/.cache/grantmatch/model` (where `make model` builds it).
-pub fn default_model_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("GRANTMATCH_MODEL_DIR").filter(|v| !v.is_empty()) {
+/// The model directory every front-end defaults to, from the environment variables the
+/// front-end passes in (`var`, e.g. `std::env::var_os`; the engine reads no environment
+/// itself): `GRANTMATCH_MODEL_DIR` when set and not empty, else
+/// `$HOME/.cache/grantmatch/model`.
+pub fn default_model_dir(var: impl Fn(&'static str) -> Option<OsString>) -> PathBuf {
+    if let Some(d) = var("GRANTMATCH_MODEL_DIR").filter(|v| !v.is_empty()) {
         return PathBuf::from(d);
     }
-    std::env::var_os("HOME")
+    var("HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("."))
         .join(".cache")
@@ -97,15 +100,14 @@ pub fn default_model_dir() -> PathBuf {
 }
 
 impl ModelConfig {
-    /// The configuration of the environment: [`default_model_dir`] and
-    /// `$GRANTMATCH_MODEL_VARIANT` (`fp32` when unset or unknown), all cores.
-    pub fn from_env() -> Self {
+    /// The configuration the variables give ([`default_model_dir`] and
+    /// `GRANTMATCH_MODEL_VARIANT`, `fp32` when unset or unknown), all cores.
+    pub fn from_vars(var: impl Fn(&'static str) -> Option<OsString>) -> Self {
         ModelConfig {
-            dir: default_model_dir(),
-            variant: std::env::var("GRANTMATCH_MODEL_VARIANT")
-                .ok()
-                .and_then(|v| ModelVariant::parse(&v))
+            variant: var("GRANTMATCH_MODEL_VARIANT")
+                .and_then(|v| v.to_str().and_then(ModelVariant::parse))
                 .unwrap_or_default(),
+            dir: default_model_dir(var),
             threads: None,
         }
     }
@@ -144,10 +146,7 @@ impl ModelConfig {
         for f in needed {
             let p = self.dir.join(f);
             if !p.is_file() {
-                return Err(Error::Model(format!(
-                    "missing {} — build the model assets with `grantmatch model fetch` (or `make model`), or point GRANTMATCH_MODEL_DIR at a directory that has them",
-                    p.display()
-                )));
+                return Err(Error::ModelFileMissing(p));
             }
         }
         Ok(())

@@ -52,7 +52,8 @@ pub enum Error {
     InvalidInput(String),
     #[error("not found: {0}")]
     NotFound(String),
-    #[error("no catalogue has been imported into {0} (run `grantmatch import DIR` first)")]
+    /// The front-end says how to import one.
+    #[error("no catalogue has been imported into {0}")]
     NoCatalogue(PathBuf),
     #[error("I/O error on {path}: {source}")]
     Io {
@@ -66,6 +67,13 @@ pub enum Error {
     Corrupt(String),
     #[error("embedding model: {0}")]
     Model(String),
+    /// A file of the embedding model's assets is missing; the front-end says how to build
+    /// them.
+    #[error("embedding model: missing {}", .0.display())]
+    ModelFileMissing(PathBuf),
+    /// A list filter names an unknown record or one outside the partner's scope.
+    #[error(transparent)]
+    Filter(#[from] crate::query::FilterError),
 }
 
 impl Error {

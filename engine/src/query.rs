@@ -167,12 +167,9 @@ impl Engine {
         scope: &ResolvedScope,
         filter: &GrantFilter,
         page: PageRequest,
-    ) -> Result<std::result::Result<Page<Idx>, FilterError>> {
+    ) -> Result<Page<Idx>> {
         let cat = &self.catalogue;
-        let resolved = match ResolvedFilter::new(cat, scope, filter) {
-            Ok(r) => r,
-            Err(e) => return Ok(Err(e)),
-        };
+        let resolved = ResolvedFilter::new(cat, scope, filter)?;
         let keep = |g: Idx| scope.is_visible(g) && resolved.accepts(cat, g);
         let all: Vec<Idx> = match filter.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
             Some(q) => self
@@ -189,7 +186,7 @@ impl Engine {
                 .filter(|&g| keep(g))
                 .collect(),
         };
-        Ok(Ok(paginate(&all, page)))
+        Ok(paginate(&all, page))
     }
 
     /// Number of grants visible in `scope` that satisfy `pred`.

@@ -62,7 +62,9 @@ fn real() -> &'static Engine {
 fn embedder() -> Arc<Embedder> {
     static E: OnceLock<Arc<Embedder>> = OnceLock::new();
     E.get_or_init(|| {
-        Arc::new(Embedder::load(&ModelConfig::from_env()).expect("the embedding model"))
+        Arc::new(
+            Embedder::load(&ModelConfig::from_vars(std::env::var_os)).expect("the embedding model"),
+        )
     })
     .clone()
 }

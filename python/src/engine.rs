@@ -41,7 +41,11 @@ pub fn default_data_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("./data"))
 }
 
-pub use grantmatch_engine::embed::default_model_dir;
+/// The default model directory of the process environment (see
+/// [`grantmatch_engine::embed::default_model_dir`]).
+pub fn default_model_dir() -> PathBuf {
+    grantmatch_engine::embed::default_model_dir(std::env::var_os)
+}
 
 impl Settings {
     pub fn resolve(
@@ -411,17 +415,14 @@ impl PyEngine {
         let scope = &self.scope;
         let items = py
             .detach(|| {
-                engine.list_grants(scope, &filter, page).map(|r| {
-                    r.map(|page| {
-                        page.items
-                            .iter()
-                            .map(|&g| views::grant_item(&engine.catalogue, g))
-                            .collect::<Vec<_>>()
-                    })
+                engine.list_grants(scope, &filter, page).map(|page| {
+                    page.items
+                        .iter()
+                        .map(|&g| views::grant_item(&engine.catalogue, g))
+                        .collect::<Vec<_>>()
                 })
             })
-            .map_err(errors::to_py)?
-            .map_err(errors::filter_to_py)?;
+            .map_err(errors::to_py)?;
         to_py_list(py, items)
     }
 

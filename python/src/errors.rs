@@ -55,14 +55,21 @@ pub fn to_py(e: Error) -> PyErr {
         Error::InvalidInput(_) | Error::InvalidCatalogue(_) => InvalidInputError::new_err(msg),
         Error::NotFound(_) => UnknownIdError::new_err(msg),
         Error::Model(_) => ModelError::new_err(msg),
-        Error::NoCatalogue(_) | Error::Io { .. } | Error::Index(_) | Error::Corrupt(_) => {
-            CatalogueError::new_err(msg)
-        }
+        Error::ModelFileMissing(_) => ModelError::new_err(format!(
+            "{msg} — build the model assets with `make model` (scripts/model/fetch.sh), or pass \
+             model_dir / set GRANTMATCH_MODEL_DIR to a directory that has them"
+        )),
+        Error::NoCatalogue(_) => CatalogueError::new_err(format!(
+            "{msg} — import one with grantmatch.import_catalogue(source_dir, data_dir) or \
+             `grantmatch import DIR`"
+        )),
+        Error::Io { .. } | Error::Index(_) | Error::Corrupt(_) => CatalogueError::new_err(msg),
+        Error::Filter(f) => filter_to_py(f),
     }
 }
 
 /// Maps a refused list filter: unknown ids are [`UnknownIdError`], the rest invalid input.
-pub fn filter_to_py(e: FilterError) -> PyErr {
+fn filter_to_py(e: FilterError) -> PyErr {
     let msg = e.to_string();
     match e {
         FilterError::Unknown { .. } => UnknownIdError::new_err(msg),

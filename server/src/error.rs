@@ -92,6 +92,7 @@ impl From<grantmatch_engine::Error> for ApiError {
         match e {
             E::InvalidInput(m) => ApiError::bad_request(m),
             E::NotFound(m) => ApiError::not_found(m),
+            E::Filter(f) => f.into(),
             other => {
                 tracing::error!(error = %other, "engine error");
                 ApiError::internal()
@@ -107,6 +108,28 @@ impl From<grantmatch_engine::FilterError> for ApiError {
             F::Unknown { .. } => ApiError::bad_request(e.to_string()),
             F::OutOfScope { .. } => ApiError::out_of_scope(e.to_string()),
         }
+    }
+}
+
+/// How to fix an engine error of the set-up, for the operator running `grantmatch`: the
+/// engine names what is missing, the front-end says how to get it.
+pub fn setup_hint(e: &grantmatch_engine::Error) -> Option<&'static str> {
+    use grantmatch_engine::Error as E;
+    match e {
+        E::ModelFileMissing(_) => Some(
+            "build the model assets with `grantmatch model fetch` (or `make model`), or point \
+             GRANTMATCH_MODEL_DIR at a directory that has them",
+        ),
+        E::NoCatalogue(_) => Some("run `grantmatch import DIR` first"),
+        _ => None,
+    }
+}
+
+/// An engine error with its [`setup_hint`], if it has one.
+pub fn with_setup_hint(e: &grantmatch_engine::Error) -> String {
+    match setup_hint(e) {
+        Some(h) => format!("{e} — {h}"),
+        None => e.to_string(),
     }
 }
 

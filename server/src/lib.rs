@@ -335,8 +335,9 @@ pub fn load_model_in_background(state: Arc<AppState>, model: ModelConfig) {
                 matcher::resume_pending(state).await;
             }
             Ok(Err(e)) => {
-                tracing::error!(error = %e, "matching disabled");
-                state.matcher.set_load_error(e.to_string());
+                let message = error::with_setup_hint(&e);
+                tracing::error!(error = %message, "matching disabled");
+                state.matcher.set_load_error(message);
             }
             Err(e) => {
                 tracing::error!(error = %e, "model loading panicked; matching disabled");

@@ -51,7 +51,7 @@ pub async fn list(
         let cat = &engine.catalogue;
         let partner = caller.partner.partner.id;
         let (page, ann) = if ai_qualified.is_none() && category_ids.is_empty() {
-            let page = engine.list_grants(caller.scope(), &filter, page)??;
+            let page = engine.list_grants(caller.scope(), &filter, page)?;
             let ids: Vec<uuid::Uuid> = page
                 .items
                 .iter()
@@ -70,7 +70,7 @@ pub async fn list(
                 per_page: usize::MAX,
             };
             let items: Vec<_> = engine
-                .list_grants(caller.scope(), &filter, all)??
+                .list_grants(caller.scope(), &filter, all)?
                 .items
                 .into_iter()
                 .filter(|&g| {

@@ -22,13 +22,13 @@ use serde_json::Value;
 use tower::ServiceExt;
 use uuid::Uuid;
 
-/// The embedding model of the environment (`ModelConfig::from_env`), loaded once per
+/// The embedding model of the environment (`ModelConfig::from_vars`), loaded once per
 /// test binary; the tests that need it fail (never skip) when it is missing, with the
 /// engine's message naming the missing file and how to build it.
 pub fn embedder() -> Arc<grantmatch_engine::embed::Embedder> {
     static E: OnceLock<Arc<grantmatch_engine::embed::Embedder>> = OnceLock::new();
     E.get_or_init(|| {
-        let cfg = grantmatch_engine::embed::ModelConfig::from_env();
+        let cfg = grantmatch_engine::embed::ModelConfig::from_vars(std::env::var_os);
         Arc::new(grantmatch_engine::embed::Embedder::load(&cfg).expect("the embedding model"))
     })
     .clone()
