@@ -22,7 +22,7 @@ pub mod model;
 pub mod profile;
 pub mod qualify;
 pub mod query;
-mod reason;
+
 pub mod records;
 pub mod scope;
 pub mod search;
@@ -167,17 +167,17 @@ impl Engine {
             .join(" ");
         let lexical: std::collections::HashMap<Idx, f32> =
             self.search.search_any(&lexical_text)?.into_iter().collect();
-        Ok(matching::rank(
-            &self.catalogue,
+        let request = matching::RankRequest {
+            cat: &self.catalogue,
             vectors,
             scope,
             profile,
-            &q,
-            &lexical,
+            query: &q,
+            lexical: &lexical,
             options,
             today,
-            matching::MAX_RESULTS,
-        ))
+        };
+        Ok(matching::rank(&request, matching::MAX_RESULTS))
     }
 
     /// Embeds the profile (cached) and ranks: the whole matching in one call.

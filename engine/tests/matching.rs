@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 use chrono::NaiveDate;
 use grantmatch_engine::catalogue::{Catalogue, Idx};
 use grantmatch_engine::embed::{Embedder, ModelConfig};
-use grantmatch_engine::matching::{self, category, Match, MatchOptions, MatchWeights};
+use grantmatch_engine::matching::{self, category, Match, MatchOptions, MatchWeights, RankRequest};
 use grantmatch_engine::model::RegionType;
 use grantmatch_engine::profile::{Locale, MatchInput, ResolvedProfile};
 use grantmatch_engine::records::CatalogueRecords;
@@ -445,7 +445,8 @@ proptest! {
         let mut sets = Vec::new();
         for f in [&base, &narrower] {
             let p = resolve(cat, f, "Ein Verein für Digitalisierung und Klimaschutz");
-            let matches = matching::rank(cat, &vectors, &scope, &p, &query, &lexical, &options, today, 25);
+            let request = RankRequest { cat, vectors: &vectors, scope: &scope, profile: &p, query: &query, lexical: &lexical, options: &options, today };
+            let matches = matching::rank(&request, 25);
             check_shape(cat, &matches);
             prop_assert_eq!(grant_set(&matches), expected(cat, &scope, &p, today), "{:?}", f);
             for m in &matches {
@@ -587,17 +588,18 @@ fn calibration_is_monotone_in_the_semantic_score() {
     let mut all_scores = BTreeSet::new();
     for seed in 0..200u64 {
         let (vectors, query) = random_vectors(cat.grants.len(), seed);
-        let matches = matching::rank(
+        let lexical = Default::default();
+        let request = RankRequest {
             cat,
-            &vectors,
-            &scope,
-            &p,
-            &query,
-            &Default::default(),
-            &options,
+            vectors: &vectors,
+            scope: &scope,
+            profile: &p,
+            query: &query,
+            lexical: &lexical,
+            options: &options,
             today,
-            25,
-        );
+        };
+        let matches = matching::rank(&request, 25);
         check_shape(cat, &matches);
         for w in matches.windows(2) {
             assert!(
@@ -1246,17 +1248,18 @@ fn land_national_eu(cosine: f32) -> [(u8, usize); 3] {
     let vectors = GrantVectors::from_rows("test/2d", 2, rows).unwrap();
     let query = [cosine, (1.0 - cosine * cosine).sqrt()];
     let lexical = (0..cat.grants.len() as Idx).map(|g| (g, 3.0)).collect();
-    let matches = matching::rank(
+    let options = MatchOptions::default();
+    let request = RankRequest {
         cat,
-        &vectors,
-        &scope,
-        &p,
-        &query,
-        &lexical,
-        &MatchOptions::default(),
-        date("2026-11-22"),
-        25,
-    );
+        vectors: &vectors,
+        scope: &scope,
+        profile: &p,
+        query: &query,
+        lexical: &lexical,
+        options: &options,
+        today: date("2026-11-22"),
+    };
+    let matches = matching::rank(&request, 25);
     check_shape(cat, &matches);
     ["testprogramm-3", "testprogramm-11", "testprogramm-10"].map(|s| {
         matches

@@ -4,9 +4,9 @@
 
 use chrono::NaiveDate;
 
+use super::{Check, Match, RegionFit};
 use crate::catalogue::Catalogue;
 use crate::facts::Source;
-use crate::matching::{Check, Match, RegionFit};
 use crate::model::RegionType;
 use crate::profile::{Locale, ResolvedProfile};
 

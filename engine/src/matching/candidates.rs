@@ -1,0 +1,149 @@
+//! The candidates of a ranking: the hard criteria every result passes, and the shortlist
+//! that reaches the rule stage (the best by cosine, the best by BM25, the best for each
+//! need).
+
+use std::collections::HashSet;
+
+use chrono::NaiveDate;
+
+use crate::catalogue::{Catalogue, Idx};
+use crate::profile::ResolvedProfile;
+use crate::scope::ResolvedScope;
+use crate::vectors::{dot, GrantVectors};
+
+use super::{RankRequest, NEED_SHORTLIST, SHORTLIST};
+
+/// True when grant `g` passes the profile's hard criteria (filters, non-profit rule,
+/// deadline) on `today`. Scope is checked separately.
+pub fn passes_filters(
+    cat: &Catalogue,
+    profile: &ResolvedProfile,
+    g: Idx,
+    today: NaiveDate,
+) -> bool {
+    Candidates {
+        cat,
+        profile,
+        today,
+    }
+    .accepts(g)
+}
+
+pub(crate) struct Candidates<'a> {
+    cat: &'a Catalogue,
+    profile: &'a ResolvedProfile,
+    today: NaiveDate,
+}
+
+impl Candidates<'_> {
+    /// The hard criteria: filters, non-profit rule, deadline.
+    fn accepts(&self, g: Idx) -> bool {
+        let cat = self.cat;
+        let p = self.profile;
+        let grant = &cat.grants[g as usize];
+        if !grant.is_open_on(self.today) {
+            return false;
+        }
+        if p.is_non_profit == Some(false) && grant.non_profit_only == Some(true) {
+            return false;
+        }
+        let related_region = |r: Idx| {
+            p.regions
+                .iter()
+                .any(|&o| cat.region_within(r, o) || cat.region_within(o, r))
+        };
+        if !p.regions.is_empty() && !cat.grant_regions(g).iter().any(|&r| related_region(r)) {
+            return false;
+        }
+        if !p.grant_areas.is_empty()
+            && !cat.grant_areas(g).iter().any(|&a| {
+                p.grant_areas
+                    .iter()
+                    .any(|&o| cat.area_within(a, o) || cat.area_within(o, a))
+            })
+        {
+            return false;
+        }
+        // Only eligibility stated by the source excludes: grants without eligibility data
+        // or with derived (classifier) eligibility stay; unknown is not "no".
+        let entities = cat.grant_entities(g);
+        if !p.eligible_entities.is_empty()
+            && !entities.is_empty()
+            && grant.classification.as_deref() != Some("derived")
+            && !entities.iter().any(|e| p.eligible_entities.contains(e))
+        {
+            return false;
+        }
+        true
+    }
+}
+
+/// The semantic stage: the `k` candidates — visible in `scope`, passing the profile's
+/// hard criteria on `today` — most similar to `query` (L2-normalised), with their exact
+/// cosines, best first (ties by catalogue order). See [`GrantVectors::top_k`] for the
+/// scan (parallel, compact int8 storage with exact rescoring on large catalogues).
+pub fn semantic_top(
+    cat: &Catalogue,
+    vectors: &GrantVectors,
+    scope: &ResolvedScope,
+    profile: &ResolvedProfile,
+    query: &[f32],
+    today: NaiveDate,
+    k: usize,
+) -> Vec<(Idx, f32)> {
+    let cands = Candidates {
+        cat,
+        profile,
+        today,
+    };
+    vectors.top_k(query, k, |g| scope.is_visible(g) && cands.accepts(g))
+}
+
+/// The shortlist of `req` with each programme's cosine to the query: the [`SHORTLIST`]
+/// best candidates by cosine, the [`SHORTLIST`]/2 best by BM25 and the
+/// [`NEED_SHORTLIST`] best for each need (exact cosines for all of them).
+pub(super) fn shortlist(req: &RankRequest) -> Vec<(Idx, f32)> {
+    let RankRequest {
+        cat,
+        vectors,
+        scope,
+        profile,
+        query,
+        lexical,
+        today,
+        ..
+    } = *req;
+    let cands = Candidates {
+        cat,
+        profile,
+        today,
+    };
+    // `top_k` asks only for rows that could enter the result.
+    let keep = |g: Idx| scope.is_visible(g) && cands.accepts(g);
+    // Semantic stage: the best by cosine among the candidates …
+    let mut scored = vectors.top_k(query, SHORTLIST, keep);
+    // … plus the best by BM25 among the candidates (exact cosines for those too).
+    let mut by_lexical: Vec<(Idx, f32)> = lexical.iter().map(|(&g, &l)| (g, l)).collect();
+    by_lexical.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut seen: HashSet<Idx> = scored.iter().map(|x| x.0).collect();
+    let extra: Vec<(Idx, f32)> = by_lexical
+        .into_iter()
+        .filter(|&(g, _)| keep(g))
+        .take(SHORTLIST / 2)
+        .filter(|(g, _)| !seen.contains(g))
+        .map(|(g, _)| (g, dot(vectors.row(g as usize), query)))
+        .collect();
+    scored.extend(extra);
+    // … plus the best for each need of the profile.
+    for nv in &profile.need_vectors {
+        seen.extend(scored.iter().map(|x| x.0));
+        let more: Vec<(Idx, f32)> = vectors
+            .top_k(nv, NEED_SHORTLIST, keep)
+            .into_iter()
+            .filter(|(g, _)| !seen.contains(g))
+            .map(|(g, _)| (g, dot(vectors.row(g as usize), query)))
+            .collect();
+        scored.extend(more);
+    }
+    scored
+}

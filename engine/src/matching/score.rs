@@ -1,0 +1,351 @@
+//! The rule stage: each shortlisted programme's components, checks and calibrated score.
+
+use std::collections::HashSet;
+
+use crate::catalogue::{Catalogue, Idx};
+use crate::facts::{ProgrammeKind, Source};
+use crate::model::RegionType;
+use crate::profile::{Locale, ResolvedProfile};
+use crate::text::analyze;
+use crate::vectors::dot;
+
+use chrono::NaiveDate;
+
+use super::{
+    category, excluded_score, Check, Checks, Components, Match, MatchWeights, RankRequest,
+    RegionFit, EXCELLENT_SEMANTIC, NOT_EXCELLENT_CAP,
+};
+
+/// Applicant fit of grant `g` for the profile: the check and the component value
+/// (1.0 stated fit, 0.7 guessed fit, 0.5 unknown, 0.3 guessed misfit, 0.0 stated misfit).
+pub fn applicant_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (Check, f32) {
+    if p.applicant_types.is_empty() {
+        return (Check::Unknown, 0.5);
+    }
+    let Some(fact) = cat.facts(g).applicants.as_ref() else {
+        return (Check::Unknown, 0.5);
+    };
+    let fits = p.applicant_types.iter().any(|t| fact.value.contains(t));
+    match (fits, fact.source) {
+        (true, Source::Derived) => (Check::Unknown, 0.7),
+        (false, Source::Derived) => (Check::Unknown, 0.3),
+        (true, _) => (Check::Pass, 1.0),
+        (false, _) => (Check::Fail, 0.0),
+    }
+}
+
+/// Fit of the programme kind: research calls suit organisations that do research;
+/// other kinds are neutral.
+fn kind_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> f32 {
+    use crate::facts::ApplicantType::{ResearchInstitution, University};
+    if cat.facts(g).kind.value != ProgrammeKind::ResearchCall {
+        return 0.6;
+    }
+    let researcher = p.research_oriented
+        || p.applicant_types
+            .iter()
+            .any(|t| matches!(t, University | ResearchInstitution));
+    if researcher {
+        1.0
+    } else {
+        0.15
+    }
+}
+
+fn checks_of(
+    cat: &Catalogue,
+    p: &ResolvedProfile,
+    g: Idx,
+    fit: RegionFit,
+    applicant: Check,
+    today: NaiveDate,
+) -> Checks {
+    let grant = &cat.grants[g as usize];
+    let region = match fit {
+        RegionFit::Local(_) | RegionFit::Wider(_) => Check::Pass,
+        RegionFit::Inside(..) | RegionFit::Unspecified => Check::Unknown,
+    };
+    let non_profit = match (
+        cat.facts(g).non_profit_only.as_ref().map(|f| f.value),
+        p.is_non_profit,
+    ) {
+        (Some(true), Some(true)) => Check::Pass,
+        (Some(true), Some(false)) => Check::Fail,
+        (Some(true), None) => Check::Unknown,
+        _ => Check::Pass,
+    };
+    let funding_type = if p.excluded_grant_types.is_empty() {
+        Check::Unknown
+    } else if p.excluded_grant_types.contains(&grant.grant_type) {
+        Check::Fail
+    } else {
+        Check::Pass
+    };
+    let deadline = match grant.end_date {
+        Some(d) if d >= today => Check::Pass,
+        Some(_) if !grant.ongoing_grant => Check::Fail,
+        _ if grant.ongoing_grant => Check::Pass,
+        _ => Check::Unknown,
+    };
+    let budget = match (p.project_budget, grant.max_funding_amount) {
+        (Some(b), Some(m)) if b <= m => Check::Pass,
+        (Some(_), Some(_)) => Check::Fail,
+        _ => Check::Unknown,
+    };
+    Checks {
+        region,
+        applicant,
+        non_profit,
+        funding_type,
+        deadline,
+        budget,
+    }
+}
+
+pub(super) fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, RegionFit) {
+    if p.regions.is_empty() {
+        return (0.7, RegionFit::Unspecified);
+    }
+    let mut best = (0.0f32, RegionFit::Unspecified);
+    for &r in cat.grant_regions(g) {
+        for &o in &p.regions {
+            let fit = if r == o {
+                (1.0, RegionFit::Local(r))
+            } else if cat.region_within(r, o) {
+                // A programme for a part of the organisation's (wider) region: it may or
+                // may not cover the organisation's location.
+                (0.5, RegionFit::Inside(r, o))
+            } else if cat.region_within(o, r) {
+                match cat.regions[r as usize].region_type {
+                    RegionType::State => (1.0, RegionFit::Local(r)),
+                    RegionType::Country => (0.7, RegionFit::Wider(r)),
+                    RegionType::Continent => (0.5, RegionFit::Wider(r)),
+                }
+            } else {
+                (0.0, RegionFit::Unspecified)
+            };
+            if fit.0 > best.0 {
+                best = fit;
+            }
+        }
+    }
+    best
+}
+
+/// Maps the weighted component sum to 0–100: [0.37, 0.70] stretches linearly onto
+/// [0, 100]. Set on the development set (`fixtures/eval`, 42 profiles) so that the
+/// median returned programme judged excellent scores ≈ 74 and most unjudged ones stay
+/// below 50; see the README for the bands. Caps for failed checks come after.
+fn calibrate(total: f32) -> u8 {
+    let x = ((total - 0.37) / (0.70 - 0.37)).clamp(0.0, 1.0);
+    (x * 100.0).round() as u8
+}
+
+/// A profile keyword with its analysed terms, and for an English profile also the terms
+/// of each German translation: the keyword is found when one of them is in the text.
+type KeywordTerms = (String, Vec<HashSet<String>>);
+
+/// Scores the shortlisted programmes of one ranking request.
+pub(super) struct Scorer<'a> {
+    req: &'a RankRequest<'a>,
+    /// The weights, with the keyword weight of an English profile lowered.
+    weights: MatchWeights,
+    weight_sum: f32,
+    /// The best BM25 score on the shortlist (the lexical part is relative to it).
+    max_lexical: f32,
+    keyword_terms: Vec<KeywordTerms>,
+}
+
+impl<'a> Scorer<'a> {
+    pub(super) fn new(req: &'a RankRequest<'a>, shortlist: &[(Idx, f32)]) -> Self {
+        let (profile, options) = (req.profile, req.options);
+        let max_lexical = shortlist
+            .iter()
+            .filter_map(|(g, _)| req.lexical.get(g))
+            .fold(0f32, |a, &b| a.max(b));
+        let mut w = options.weights;
+        let english = profile.text_language == Locale::En;
+        if english {
+            w.keyword *= options.keyword_factor_en;
+        }
+        let keyword_terms = profile
+            .keywords
+            .iter()
+            .map(|k| {
+                let mut forms = vec![k.as_str()];
+                if english {
+                    forms.extend(crate::glossary::translate(k));
+                }
+                let alternatives: Vec<HashSet<String>> = forms
+                    .into_iter()
+                    .map(|f| analyze(f).into_iter().collect::<HashSet<_>>())
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                (k.clone(), alternatives)
+            })
+            .filter(|(_, a)| !a.is_empty())
+            .collect();
+        let weight_sum = (w.semantic
+            + w.keyword
+            + w.region
+            + w.target_group
+            + w.eligibility
+            + w.deadline
+            + w.budget)
+            .max(f32::EPSILON);
+        Scorer {
+            req,
+            weights: w,
+            weight_sum,
+            max_lexical,
+            keyword_terms,
+        }
+    }
+
+    /// The semantic component: the profile's cosine mixed with the best-served need's,
+    /// calibrated to [0, 1]; and that need.
+    fn semantic(&self, g: Idx, cosine: f32) -> (f32, Option<String>) {
+        let (profile, options) = (self.req.profile, self.req.options);
+        let row = self.req.vectors.row(g as usize);
+        let best_need = profile
+            .need_vectors
+            .iter()
+            .enumerate()
+            .map(|(i, nv)| (i, dot(row, nv)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let used = match best_need {
+            Some((_, nc)) => (1.0 - options.need_weight) * cosine + options.need_weight * nc,
+            None => cosine,
+        };
+        let c = &options.calibration;
+        let semantic =
+            ((used - c.cosine_low) / (c.cosine_high - c.cosine_low).max(1e-6)).clamp(0.0, 1.0);
+        (semantic, best_need.map(|(i, _)| profile.needs[i].clone()))
+    }
+
+    /// The keyword component (BM25 relative to the shortlist's best, averaged with the
+    /// share of keywords found) and the keywords found in the programme text.
+    fn keyword(&self, g: Idx) -> (f32, Vec<String>) {
+        let text_terms = self.req.cat.grant_text_terms(g);
+        let matched: Vec<String> = self
+            .keyword_terms
+            .iter()
+            .filter(|(_, alternatives)| {
+                alternatives
+                    .iter()
+                    .any(|terms| terms.iter().all(|t| text_terms.contains(t)))
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        let bm25 = if self.max_lexical > 0.0 {
+            self.req.lexical.get(&g).copied().unwrap_or(0.0) / self.max_lexical
+        } else {
+            0.0
+        };
+        let keyword = if self.keyword_terms.is_empty() {
+            bm25
+        } else {
+            0.5 * bm25 + 0.5 * matched.len() as f32 / self.keyword_terms.len() as f32
+        };
+        (keyword, matched)
+    }
+
+    /// The eligibility component from the checks: (2 × applicant fit + programme-kind fit
+    /// + non-profit fit + funding-type fit) / 5; and the kind fit.
+    fn eligibility(&self, g: Idx, checks: &Checks, applicant_value: f32) -> (f32, f32) {
+        let (cat, profile) = (self.req.cat, self.req.profile);
+        let np_fit = match (
+            profile.is_non_profit,
+            cat.grants[g as usize].non_profit_only,
+        ) {
+            (Some(true), Some(true)) => 1.0,
+            _ => 0.5,
+        };
+        let funding_fit = match checks.funding_type {
+            Check::Pass => 1.0,
+            Check::Fail => 0.0,
+            Check::Unknown => 0.6,
+        };
+        let kind_value = kind_fit(cat, profile, g);
+        let eligibility = (2.0 * applicant_value + kind_value + np_fit + funding_fit) / 5.0;
+        (eligibility, kind_value)
+    }
+
+    /// The match of programme `g` (cosine `cosine` to the query), without rank and reason.
+    pub(super) fn score(&self, g: Idx, cosine: f32) -> Match {
+        let RankRequest {
+            cat,
+            profile,
+            today,
+            ..
+        } = *self.req;
+        let grant = &cat.grants[g as usize];
+        let (semantic, matched_need) = self.semantic(g, cosine);
+        let (keyword, matched_keywords) = self.keyword(g);
+        let (region, fit) = region_fit(cat, profile, g);
+        let groups = cat.grant_target_groups(g);
+        let target_group = if profile.target_groups.is_empty() || groups.is_empty() {
+            0.5
+        } else if groups.iter().any(|t| profile.target_groups.contains(t)) {
+            1.0
+        } else {
+            0.2
+        };
+        let (applicant, applicant_value) = applicant_fit(cat, profile, g);
+        let checks = checks_of(cat, profile, g, fit, applicant, today);
+        let (eligibility, kind_value) = self.eligibility(g, &checks, applicant_value);
+        let deadline = match grant.end_date {
+            Some(d) if (d - today).num_days() >= 30 => 1.0,
+            Some(_) => 0.6,
+            None if grant.ongoing_grant => 0.8,
+            None => 0.5,
+        };
+        let budget = match (profile.project_budget, grant.max_funding_amount) {
+            (Some(b), Some(m)) if b <= m => 1.0,
+            (Some(_), Some(_)) => 0.3,
+            _ => 0.5,
+        };
+        let components = Components {
+            cosine,
+            semantic,
+            keyword,
+            region,
+            target_group,
+            eligibility,
+            deadline,
+            budget,
+        };
+        let total = self.weighted(&components);
+        let mut score = calibrate(total);
+        if checks.excluding_failure() {
+            score = excluded_score(score);
+        } else if checks.any_failure() || semantic < EXCELLENT_SEMANTIC || kind_value < 0.5 {
+            score = score.min(NOT_EXCELLENT_CAP);
+        }
+        Match {
+            grant: g,
+            rank: 0,
+            relevance_score: score,
+            match_category: category(score),
+            match_reason: String::new(),
+            total,
+            components,
+            matched_keywords,
+            checks,
+            matched_need,
+        }
+    }
+
+    /// The weighted mean of the components.
+    fn weighted(&self, c: &Components) -> f32 {
+        let w = &self.weights;
+        (w.semantic * c.semantic
+            + w.keyword * c.keyword
+            + w.region * c.region
+            + w.target_group * c.target_group
+            + w.eligibility * c.eligibility
+            + w.deadline * c.deadline
+            + w.budget * c.budget)
+            / self.weight_sum
+    }
+}
