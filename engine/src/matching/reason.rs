@@ -19,6 +19,9 @@ fn list(items: &[String], max: usize) -> String {
         .join(", ")
 }
 
+/// The reason of match `m` for profile `p`: the topic sentence, a sentence of the
+/// facts (region relation, who may apply, a ruled-out funding type, the non-profit
+/// restriction) and the deadline.
 pub(crate) fn explain(
     cat: &Catalogue,
     p: &ResolvedProfile,
@@ -28,9 +31,40 @@ pub(crate) fn explain(
 ) -> String {
     let de = p.locale == Locale::De;
     let grant = &cat.grants[m.grant as usize];
-    let mut s: Vec<String> = Vec::new();
+    let mut s = vec![topic_sentence(cat, p, m, de)];
+    let mut facts: Vec<String> = Vec::new();
+    facts.extend(region_fact(cat, fit, de));
+    facts.extend(applicant_fact(cat, p, m, de));
+    if m.checks.funding_type == Check::Fail {
+        facts.push(if de {
+            format!(
+                "die Förderart ({}) schließen Sie aus",
+                cat.facts(m.grant).kind.value.label_de()
+            )
+        } else {
+            format!(
+                "you rule out its funding type ({})",
+                cat.facts(m.grant).kind.value.label_en()
+            )
+        });
+    }
+    if p.is_non_profit == Some(true) && grant.non_profit_only == Some(true) {
+        facts.push(if de {
+            "nur für gemeinnützige Organisationen, was zu Ihnen passt".to_string()
+        } else {
+            "restricted to non-profit organisations, which fits you".to_string()
+        });
+    }
+    if !facts.is_empty() {
+        s.push(format!("{}.", capitalize(&facts.join("; "))));
+    }
+    s.push(deadline_sentence(grant, today, de));
+    s.join(" ")
+}
 
-    // Topic.
+/// The similarity band, with the keywords found in the programme text or else the
+/// funding areas the profile shares with the programme.
+fn topic_sentence(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> String {
     let areas_in_common: Vec<String> = cat
         .grant_areas(m.grant)
         .iter()
@@ -83,9 +117,11 @@ pub(crate) fn explain(
             format!(" in the funding area {}", list(&areas_in_common, 2))
         });
     }
-    s.push(format!("{topic}."));
+    format!("{topic}.")
+}
 
-    // Region and eligibility.
+/// How the programme's region relates to the organisation's.
+fn region_fact(cat: &Catalogue, fit: RegionFit, de: bool) -> Option<String> {
     let region_name = |r: u32| {
         let region = &cat.regions[r as usize];
         if de {
@@ -94,126 +130,95 @@ pub(crate) fn explain(
             region.name_en.clone()
         }
     };
-    let mut facts: Vec<String> = Vec::new();
-    match fit {
-        RegionFit::Local(r) => facts.push(if de {
-            format!(
-                "Programm für {} und damit für Ihren Standort",
-                region_name(r)
-            )
-        } else {
-            format!("a programme for {}, where you are located", region_name(r))
-        }),
+    Some(match fit {
+        RegionFit::Local(r) => {
+            if de {
+                format!(
+                    "Programm für {} und damit für Ihren Standort",
+                    region_name(r)
+                )
+            } else {
+                format!("a programme for {}, where you are located", region_name(r))
+            }
+        }
         RegionFit::Wider(r) => {
             let national = cat.regions[r as usize].region_type == RegionType::Country;
-            facts.push(match (de, national) {
+            match (de, national) {
                 (true, true) => format!("bundesweites Programm ({})", region_name(r)),
                 (true, false) => format!("Programm für {}", region_name(r)),
                 (false, true) => format!("a nationwide programme ({})", region_name(r)),
                 (false, false) => format!("a programme for {}", region_name(r)),
-            })
+            }
         }
-        RegionFit::Inside(r, o) => facts.push(if de {
-            format!(
-                "Programm für {} (innerhalb Ihrer Region {})",
-                region_name(r),
-                region_name(o)
-            )
-        } else {
-            format!(
-                "a programme for {} (within your region {})",
-                region_name(r),
-                region_name(o)
-            )
-        }),
-        RegionFit::Unspecified => {}
-    }
-    // Who may apply: only facts stated by the record or read from the programme text.
-    if let Some(fact) = cat
+        RegionFit::Inside(r, o) => {
+            if de {
+                format!(
+                    "Programm für {} (innerhalb Ihrer Region {})",
+                    region_name(r),
+                    region_name(o)
+                )
+            } else {
+                format!(
+                    "a programme for {} (within your region {})",
+                    region_name(r),
+                    region_name(o)
+                )
+            }
+        }
+        RegionFit::Unspecified => return None,
+    })
+}
+
+/// Who may apply, when the check passed or failed on a fact stated by the record or read
+/// from the programme text (never one guessed from neighbours).
+fn applicant_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
+    let fact = cat
         .facts(m.grant)
         .applicants
         .as_ref()
-        .filter(|f| f.source != Source::Derived)
-    {
-        let names: Vec<String> = fact
-            .value
-            .iter()
-            .map(|t| if de { t.plural_de() } else { t.label_en() }.to_string())
-            .collect();
-        let own: Vec<String> = p
-            .applicant_types
-            .iter()
-            .map(|t| if de { t.plural_de() } else { t.label_en() }.to_string())
-            .collect();
-        let from_text = fact.source == Source::Text;
-        match (m.checks.applicant, de) {
-            (Check::Pass, true) => facts.push(format!(
-                "antragsberechtigt sind {}{}",
-                if from_text { "laut Programmtext " } else { "" },
-                list(&names, 4)
-            )),
-            (Check::Pass, false) => facts.push(format!(
-                "eligible applicants{} are {}",
-                if from_text {
-                    " according to the programme text"
-                } else {
-                    ""
-                },
-                list(&names, 4)
-            )),
-            (Check::Fail, true) => facts.push(format!(
-                "antragsberechtigt sind {}{}, nicht {}",
-                if from_text { "laut Programmtext " } else { "" },
-                list(&names, 4),
-                list(&own, 2)
-            )),
-            (Check::Fail, false) => facts.push(format!(
-                "eligible applicants{} are {}, not {}",
-                if from_text {
-                    " according to the programme text"
-                } else {
-                    ""
-                },
-                list(&names, 4),
-                list(&own, 2)
-            )),
-            _ => {}
-        }
+        .filter(|f| f.source != Source::Derived)?;
+    let label =
+        |t: &crate::facts::ApplicantType| if de { t.plural_de() } else { t.label_en() }.to_string();
+    let names: Vec<String> = fact.value.iter().map(label).collect();
+    let own: Vec<String> = p.applicant_types.iter().map(label).collect();
+    let source = match (fact.source == Source::Text, de) {
+        (true, true) => "laut Programmtext ",
+        (true, false) => " according to the programme text",
+        (false, _) => "",
+    };
+    match (m.checks.applicant, de) {
+        (Check::Pass, true) => Some(format!(
+            "antragsberechtigt sind {source}{}",
+            list(&names, 4)
+        )),
+        (Check::Pass, false) => Some(format!(
+            "eligible applicants{source} are {}",
+            list(&names, 4)
+        )),
+        (Check::Fail, true) => Some(format!(
+            "antragsberechtigt sind {source}{}, nicht {}",
+            list(&names, 4),
+            list(&own, 2)
+        )),
+        (Check::Fail, false) => Some(format!(
+            "eligible applicants{source} are {}, not {}",
+            list(&names, 4),
+            list(&own, 2)
+        )),
+        _ => None,
     }
-    if m.checks.funding_type == Check::Fail {
-        facts.push(if de {
-            format!(
-                "die Förderart ({}) schließen Sie aus",
-                cat.facts(m.grant).kind.value.label_de()
-            )
-        } else {
-            format!(
-                "you rule out its funding type ({})",
-                cat.facts(m.grant).kind.value.label_en()
-            )
-        });
-    }
-    if p.is_non_profit == Some(true) && grant.non_profit_only == Some(true) {
-        facts.push(if de {
-            "nur für gemeinnützige Organisationen, was zu Ihnen passt".to_string()
-        } else {
-            "restricted to non-profit organisations, which fits you".to_string()
-        });
-    }
-    if !facts.is_empty() {
-        s.push(format!("{}.", capitalize(&facts.join("; "))));
-    }
+}
 
-    // Deadline.
-    s.push(match (grant.end_date, grant.ongoing_grant, de) {
+/// The deadline, or that the programme is ongoing or has none known.
+fn deadline_sentence(grant: &crate::model::Grant, today: NaiveDate, de: bool) -> String {
+    match (grant.end_date, grant.ongoing_grant, de) {
         (Some(d), _, true) if d >= today => format!("Antragsfrist: bis {}.", d.format("%d.%m.%Y")),
         (Some(d), _, false) if d >= today => format!("Deadline: {}.", d.format("%Y-%m-%d")),
         (_, true, true) => "Laufendes Programm ohne bekannte Antragsfrist.".to_string(),
         (_, true, false) => "Ongoing programme without a known deadline.".to_string(),
         (_, false, true) => "Keine Antragsfrist bekannt.".to_string(),
         (_, false, false) => "No deadline known.".to_string(),
-    });
-    s.join(" ")
+    }
 }
 
 fn capitalize(s: &str) -> String {
