@@ -94,8 +94,9 @@ const STOP: &[&str] = &[
 
 /// Nouns of an "als" phrase that stand for what they hold or run ("Träger einer Schule").
 const HOLDERS: &[&str] = &["träger", "betreiber", "inhaber"];
-/// Articles that may follow such a noun.
-const ARTICLES: &[&str] = &["einer", "eines", "der", "des", "von"];
+/// Articles of [`STOP`] that may follow such a noun ("der", "des" and "von" do not end
+/// a phrase anyway: "als Träger der freien Jugendhilfe" stays whole).
+const ARTICLES: &[&str] = &["ein", "eine", "einer", "einem", "einen", "die", "das", "den", "dem"];
 
 /// The sentences of a text (split after . ! ? followed by a space or line break).
 pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
@@ -301,6 +302,10 @@ mod tests {
         assert_eq!(
             types("Wenn Sie Ihr Wohngebäude energetisch sanieren wollen, können Sie für eine Energieberatung einen Zuschuss erhalten."),
             vec![PrivatePerson]
+        );
+        assert_eq!(
+            types("Wenn Sie als Träger der freien Jugendhilfe Projekte planen, können Sie einen Zuschuss erhalten."),
+            vec![Association]
         );
         // A company that trains its staff is no private person.
         assert_eq!(
