@@ -106,11 +106,8 @@ impl FromRequestParts<Arc<AppState>> for SignedIn {
 
 impl SignedIn {
     /// Checks the CSRF field of a posted form.
-    pub fn check_csrf(&self, form: &[(String, String)]) -> Result<(), Response> {
-        match field(form, "csrf") {
-            Some(t) if same(t, &self.0.csrf) => Ok(()),
-            _ => Err(csrf_refused()),
-        }
+    pub fn csrf_ok(&self, form: &[(String, String)]) -> bool {
+        field(form, "csrf").is_some_and(|t| same(t, &self.0.csrf))
     }
 }
 
@@ -121,10 +118,10 @@ pub fn field<'a>(form: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 /// Checks the double-submit CSRF token of a form shown before sign-in.
-fn check_pre_csrf(headers: &HeaderMap, form: &[(String, String)]) -> Result<(), Response> {
+fn pre_csrf_ok(headers: &HeaderMap, form: &[(String, String)]) -> bool {
     match (cookie(headers, PRE_CSRF_COOKIE), field(form, "csrf")) {
-        (Some(c), Some(f)) if same(&c, f) => Ok(()),
-        _ => Err(csrf_refused()),
+        (Some(c), Some(f)) => same(&c, f),
+        _ => false,
     }
 }
 
@@ -178,8 +175,8 @@ pub async fn sign_in(
     body: axum::body::Bytes,
 ) -> Response {
     let form = form_fields(&body);
-    if let Err(r) = check_pre_csrf(&headers, &form) {
-        return r;
+    if !pre_csrf_ok(&headers, &form) {
+        return csrf_refused();
     }
     let email = field(&form, "email").unwrap_or("");
     let password = field(&form, "password").unwrap_or("");
@@ -245,8 +242,8 @@ pub async fn sign_out(
     signed: SignedIn,
     body: axum::body::Bytes,
 ) -> Response {
-    if let Err(r) = signed.check_csrf(&form_fields(&body)) {
-        return r;
+    if !signed.csrf_ok(&form_fields(&body)) {
+        return csrf_refused();
     }
     let _ = state.db.end_session(&signed.1);
     let mut resp = Redirect::to("/dashboard/sign-in").into_response();
@@ -329,8 +326,8 @@ pub async fn set_password(
     body: axum::body::Bytes,
 ) -> Response {
     let form = form_fields(&body);
-    if let Err(r) = check_pre_csrf(&headers, &form) {
-        return r;
+    if !pre_csrf_ok(&headers, &form) {
+        return csrf_refused();
     }
     let now = state.clock.now();
     let Ok(Some(user)) = state.db.invite_user(&invite, now) else {

@@ -107,8 +107,8 @@ pub async fn create(
     body: axum::body::Bytes,
 ) -> Response {
     let form = form_fields(&body);
-    if let Err(r) = signed.check_csrf(&form) {
-        return r;
+    if !signed.csrf_ok(&form) {
+        return super::auth::csrf_refused();
     }
     let scopes: Vec<String> = form
         .iter()
@@ -132,8 +132,8 @@ pub async fn revoke(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Response {
-    if let Err(r) = signed.check_csrf(&form_fields(&body)) {
-        return r;
+    if !signed.csrf_ok(&form_fields(&body)) {
+        return super::auth::csrf_refused();
     }
     let Ok(id) = id.parse::<Uuid>() else {
         return StatusCode::NOT_FOUND.into_response();
