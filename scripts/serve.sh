@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make serve`: import the shipped catalogue, make sure a demo partner with a token
-# exists, print the token and serve on $GRANTMATCH_ADDR (default 127.0.0.1:8080).
+# `make serve`: import the shipped catalogue, make sure a demo partner with a token and a
+# dashboard user exists, print the token and the user's one-time set-password link,
+# and serve on $GRANTMATCH_ADDR (default 127.0.0.1:8080).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${GRANTMATCH_BIN:-${CARGO_TARGET_DIR:-target}/release/grantmatch}
@@ -16,5 +17,16 @@ if [ ! -s "$token_file" ]; then
   "$BIN" token create --partner demo --scopes grants:read,matching:use,usage:read > "$token_file"
 fi
 echo "demo token (partner 'demo'): $(cat "$token_file")"
+# The demo partner's dashboard user; its one-time link is kept (until used) in invite_file.
+invite_file="$GRANTMATCH_DATA_DIR/demo-invite"
+if ! "$BIN" partner user list --partner demo | cut -f2 | grep -qx demo@example.org; then
+  "$BIN" partner user add --partner demo --email demo@example.org > "$invite_file"
+fi
+if "$BIN" partner user list --partner demo | grep -q $'\tdemo@example.org\tinvited\t'; then
+  echo "dashboard: set the password of demo@example.org (one-time link, valid 24 h): http://${GRANTMATCH_ADDR:-127.0.0.1:8080}$(cat "$invite_file")"
+else
+  rm -f "$invite_file"
+  echo "dashboard: http://${GRANTMATCH_ADDR:-127.0.0.1:8080}/dashboard (demo@example.org)"
+fi
 echo "try: curl -H \"Authorization: Bearer \$(cat $token_file)\" 'http://${GRANTMATCH_ADDR:-127.0.0.1:8080}/api/v1/grants?q=Digitalisierung'"
 exec "$BIN" serve

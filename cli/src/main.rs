@@ -212,6 +212,33 @@ enum PartnerCmd {
         #[arg(long)]
         partner: String,
     },
+    /// The partner's dashboard users.
+    #[command(subcommand)]
+    User(UserCmd),
+}
+
+#[derive(Subcommand)]
+enum UserCmd {
+    /// Invite a dashboard user; prints the one-time set-password link path (valid 24 h).
+    Add {
+        /// Partner name or id.
+        #[arg(long)]
+        partner: String,
+        #[arg(long)]
+        email: String,
+    },
+    /// List the partner's users (tab-separated: id, e-mail, password set, created).
+    List {
+        #[arg(long)]
+        partner: String,
+    },
+    /// Remove a user (and end its sessions).
+    Remove {
+        #[arg(long)]
+        partner: String,
+        #[arg(long)]
+        email: String,
+    },
 }
 
 #[derive(Args)]
@@ -451,6 +478,49 @@ fn run(cli: Cli) -> Result<()> {
         Command::Partner(PartnerCmd::Category(cmd)) => qualification::run_category(&data_dir, cmd),
         Command::Partner(PartnerCmd::Status { partner }) => {
             qualification::run_status(&data_dir, &partner)
+        }
+        Command::Partner(PartnerCmd::User(cmd)) => {
+            let db = Db::open(&data_dir)?;
+            let partner = match &cmd {
+                UserCmd::Add { partner, .. }
+                | UserCmd::List { partner }
+                | UserCmd::Remove { partner, .. } => partner,
+            };
+            let p = db
+                .find_partner(partner)?
+                .ok_or_else(|| anyhow!("unknown partner `{partner}`"))?;
+            match cmd {
+                UserCmd::Add { email, .. } => {
+                    let (user, invite) = db.add_user(p.id, &email, chrono::Utc::now())?;
+                    eprintln!(
+                        "user {} invited to partner {}; the link is valid 24 h and works once",
+                        user.email, p.name
+                    );
+                    println!("/dashboard/invite/{invite}");
+                }
+                UserCmd::List { .. } => {
+                    for u in db.users(p.id)? {
+                        println!(
+                            "{}\t{}\t{}\t{}",
+                            u.id,
+                            u.email,
+                            if u.password_hash.is_some() {
+                                "active"
+                            } else {
+                                "invited"
+                            },
+                            u.created_at.to_rfc3339()
+                        );
+                    }
+                }
+                UserCmd::Remove { email, .. } => {
+                    if !db.remove_user(p.id, &email)? {
+                        bail!("partner {} has no user `{email}`", p.name);
+                    }
+                    eprintln!("user {email} removed");
+                }
+            }
+            Ok(())
         }
         Command::Partner(PartnerCmd::List) => {
             let db = Db::open(&data_dir)?;

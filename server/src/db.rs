@@ -151,6 +151,34 @@ GROUP BY 1, 2, 3;
     r#"
 ALTER TABLE partner_assessment ADD COLUMN rules TEXT;
 "#,
+    // Partner dashboard (server/src/dashboard/): users with argon2id password hashes,
+    // one-time invites and sessions stored as SHA-256 hashes, failed sign-ins.
+    r#"
+CREATE TABLE partner_users (
+    id TEXT PRIMARY KEY,
+    partner_id TEXT NOT NULL REFERENCES partners(id),
+    email TEXT NOT NULL UNIQUE,
+    password_hash TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE partner_user_invites (
+    hash BLOB PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES partner_users(id) ON DELETE CASCADE,
+    expires_at TEXT NOT NULL,
+    used_at TEXT
+);
+CREATE TABLE dashboard_sessions (
+    hash BLOB PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES partner_users(id) ON DELETE CASCADE,
+    csrf TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+CREATE TABLE dashboard_sign_in_failures (
+    email TEXT NOT NULL,
+    at TEXT NOT NULL
+);
+CREATE INDEX dashboard_sign_in_failures_email ON dashboard_sign_in_failures (email, at);
+"#,
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,17 +223,17 @@ pub struct Db {
     conn: Mutex<Connection>,
 }
 
-fn hash_token(token: &str) -> [u8; 32] {
+pub(crate) fn hash_token(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
-fn parse_uuid(s: String) -> rusqlite::Result<Uuid> {
+pub(crate) fn parse_uuid(s: String) -> rusqlite::Result<Uuid> {
     Uuid::parse_str(&s).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
     })
 }
 
-fn parse_time(s: String) -> rusqlite::Result<DateTime<Utc>> {
+pub(crate) fn parse_time(s: String) -> rusqlite::Result<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(&s)
         .map(|d| d.with_timezone(&Utc))
         .map_err(|e| {

@@ -9,6 +9,7 @@
 
 pub mod auth;
 pub mod clock;
+pub mod dashboard;
 pub mod db;
 pub mod error;
 pub mod ledger;
@@ -288,6 +289,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         // OpenAPI document and Swagger UI: public, outside the authenticated /api/v1 layer.
         .merge(openapi::router())
         .nest("/api/v1", api)
+        .nest("/dashboard", dashboard::router())
         .fallback(not_found)
         .layer(axum::middleware::from_fn(middleware::harden))
         .with_state(state.clone())

@@ -8,6 +8,8 @@
 //! JSONL files (see `common`).
 
 mod common;
+#[path = "api/dashboard.rs"]
+mod dashboard;
 #[path = "api/hardening.rs"]
 mod hardening;
 #[path = "api/matching.rs"]
