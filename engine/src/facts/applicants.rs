@@ -96,7 +96,9 @@ const STOP: &[&str] = &[
 const HOLDERS: &[&str] = &["träger", "betreiber", "inhaber"];
 /// Articles of [`STOP`] that may follow such a noun ("der", "des" and "von" do not end
 /// a phrase anyway: "als Träger der freien Jugendhilfe" stays whole).
-const ARTICLES: &[&str] = &["ein", "eine", "einer", "einem", "einen", "die", "das", "den", "dem"];
+const ARTICLES: &[&str] = &[
+    "ein", "eine", "einer", "einem", "einen", "die", "das", "den", "dem",
+];
 
 /// The sentences of a text (split after . ! ? followed by a space or line break).
 pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
