@@ -17,15 +17,15 @@ if [ ! -s "$token_file" ]; then
   "$BIN" token create --partner demo --scopes grants:read,matching:use,usage:read > "$token_file"
 fi
 echo "demo token (partner 'demo'): $(cat "$token_file")"
-# The demo partner's dashboard user; its one-time link is kept (until used) in invite_file.
-invite_file="$GRANTMATCH_DATA_DIR/demo-invite"
-if ! "$BIN" partner user list --partner demo | cut -f2 | grep -qx demo@example.org; then
-  "$BIN" partner user add --partner demo --email demo@example.org > "$invite_file"
-fi
+# The demo partner's dashboard user. While it has no password, every start issues a fresh
+# one-time link (the old one may have expired); once the password is set, only the address.
 if "$BIN" partner user list --partner demo | grep -q $'\tdemo@example.org\tinvited\t'; then
-  echo "dashboard: set the password of demo@example.org (one-time link, valid 24 h): http://${GRANTMATCH_ADDR:-127.0.0.1:8080}$(cat "$invite_file")"
+  "$BIN" partner user remove --partner demo --email demo@example.org >/dev/null 2>&1
+fi
+if ! "$BIN" partner user list --partner demo | cut -f2 | grep -qx demo@example.org; then
+  link=$("$BIN" partner user add --partner demo --email demo@example.org 2>/dev/null)
+  echo "dashboard: set the password of demo@example.org (one-time link, valid 24 h): http://${GRANTMATCH_ADDR:-127.0.0.1:8080}$link"
 else
-  rm -f "$invite_file"
   echo "dashboard: http://${GRANTMATCH_ADDR:-127.0.0.1:8080}/dashboard (demo@example.org)"
 fi
 echo "try: curl -H \"Authorization: Bearer \$(cat $token_file)\" 'http://${GRANTMATCH_ADDR:-127.0.0.1:8080}/api/v1/grants?q=Digitalisierung'"
