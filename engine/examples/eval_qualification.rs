@@ -299,6 +299,20 @@ fn categories_v2(engine: &Engine, embedder: &Embedder) {
                         .iter()
                         .any(|x| x.as_str() == Some(cid));
                     let sys = assigned[g].contains(&c.id);
+                    // CAT_DEBUG=C5 prints the tuning-half errors of one category.
+                    if split == "tune"
+                        && truth != sys
+                        && std::env::var("CAT_DEBUG").ok().as_deref() == Some(cid)
+                    {
+                        let grant = &cat.grants[*g as usize];
+                        println!(
+                            "  {} {} ({:?}): {}",
+                            if truth { "missed" } else { "wrong" },
+                            grant.slug,
+                            cat.facts(*g).kind.value,
+                            grant.title
+                        );
+                    }
                     tp += (truth && sys) as usize;
                     fp += (!truth && sys) as usize;
                     fn_ += (truth && !sys) as usize;

@@ -212,7 +212,7 @@ fn rules() -> &'static [Rule] {
                 &[PublicInstitution],
             ),
             (
-                r"privatperson|\bbürger|eigentümer|\bmieter|\bstudent|studierend|schüler|auszubildend|privathaushalt|natürliche person|\beltern\b|künstler|promovierend|doktorand|bauherr|hausbesitzer|private (person|individual)|\bhomeowner|\bindividuals?\b|\bpupils?\b|\bartists?\b",
+                r"privatperson|\bbürger(in|innen|n)?\b|eigentümer|\bmieter|\bstudent|studierend|schüler|auszubildend|privathaushalt|natürliche person|\beltern\b|künstler|promovierend|doktorand|bauherr|hausbesitzer|private (person|individual)|\bhomeowner|\bindividuals?\b|\bpupils?\b|\bartists?\b",
                 &[PrivatePerson],
             ),
         ];

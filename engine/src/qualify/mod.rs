@@ -81,7 +81,7 @@ pub use categories::{categorize, category_text};
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 6;
+pub const METHOD_VERSION: u32 = 7;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -496,8 +496,10 @@ const REGION_WORDS: &[(&str, &str)] = &[
     ("deutschlandweit", "DE"),
 ];
 
-/// Splits a prompt into clauses at `;`, `:`, `!`, `?`, line breaks, and at a full stop
-/// that ends a word of three or more letters before a space (so "e.V." and "z.B." stay).
+/// Splits a prompt into clauses at `;`, `:`, `!`, `?`, line breaks, at a full stop
+/// that ends a word of three or more letters before a space (so "e.V." and "z.B." stay),
+/// and at a comma that starts a negation after a positive part ("Vereine in Sachsen,
+/// keine Kredite": the exclusion does not reach back to the Vereine).
 fn clauses(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
@@ -505,6 +507,10 @@ fn clauses(text: &str) -> Vec<String> {
     for (i, &c) in chars.iter().enumerate() {
         let boundary = match c {
             ';' | ':' | '!' | '?' | '\n' => true,
+            ',' => {
+                let rest: String = chars[i + 1..].iter().take(40).collect();
+                starts_negation(&rest) && !is_exclusion(&cur)
+            }
             '.' => {
                 let next_space = chars.get(i + 1).is_none_or(|n| n.is_whitespace());
                 let run = chars[..i]
@@ -525,6 +531,18 @@ fn clauses(text: &str) -> Vec<String> {
     }
     out.push(cur);
     out
+}
+
+/// The text starts with a negation, possibly after "aber", "jedoch", "but" ("keine
+/// Kredite", "aber nicht für Unternehmen", "but no loans").
+fn starts_negation(text: &str) -> bool {
+    let folded = fold_name(text);
+    let mut words = folded.split(' ');
+    let mut w = words.next().unwrap_or("");
+    if matches!(w, "aber" | "jedoch" | "but" | "and" | "und") {
+        w = words.next().unwrap_or("");
+    }
+    NEGATORS.contains(&w)
 }
 
 /// True when a clause rules something out: "Nicht qualifiziert sind …", "… sind
@@ -903,7 +921,10 @@ impl QualificationPrompt {
             .filter(|(i, (c, t))| {
                 !consumed[*i] && !excl[*c] && {
                     let f = fold_name(t);
-                    !f.is_empty() && !f.split(' ').all(|w| FILLER_WORDS.contains(&w))
+                    // Neither filler of a prompt nor a function word ("vom", "sein").
+                    !f.is_empty()
+                        && !f.split(' ').all(|w| FILLER_WORDS.contains(&w))
+                        && !analyze(t).is_empty()
                 }
             })
             .map(|(_, (_, t))| t.trim_matches(|c: char| !c.is_alphanumeric()))
@@ -1697,6 +1718,52 @@ mod tests {
         assert!(p.only_types.is_empty());
         assert_eq!(p.non_profit, Some(true));
         assert_eq!(p.topic, "Jugendarbeit");
+    }
+
+    #[test]
+    fn a_negation_after_a_comma_rules_out_only_what_follows() {
+        let cat = real();
+        for prompt in [
+            "Programme für gemeinnützige Vereine in Sachsen, keine Kredite.",
+            "Programme für gemeinnützige Vereine in Sachsen, aber keine Kredite.",
+        ] {
+            let p = QualificationPrompt::parse(cat, prompt);
+            assert_eq!(region_codes(cat, &p), vec!["DE-SN"], "{prompt}");
+            assert_eq!(p.applicant_types, vec![ApplicantType::Association]);
+            assert!(p.excluded_applicant_types.is_empty(), "{prompt}");
+            assert_eq!(p.excluded_types, vec![GrantType::Loan]);
+            assert_eq!(p.non_profit, Some(true));
+        }
+        // A negated head keeps its comma list: everything in it is ruled out.
+        let p = QualificationPrompt::parse(
+            cat,
+            "Nicht qualifiziert sind Programme, die nur Unternehmen, Kommunen oder Privatpersonen offenstehen.",
+        );
+        assert!(p.applicant_types.is_empty());
+        assert_eq!(
+            p.excluded_applicant_types,
+            vec![
+                ApplicantType::Company,
+                ApplicantType::Municipality,
+                ApplicantType::PrivatePerson
+            ]
+        );
+    }
+
+    #[test]
+    fn civic_engagement_is_no_private_person() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Vereine in Thüringen für Ehrenamt und bürgerschaftliches Engagement. Nicht \
+             qualifiziert sind Programme, die nur Privatpersonen offenstehen.",
+        );
+        assert_eq!(p.applicant_types, vec![ApplicantType::Association]);
+        assert_eq!(
+            p.excluded_applicant_types,
+            vec![ApplicantType::PrivatePerson]
+        );
+        assert!(!p.topic.split(' ').any(|w| w == "für" || w == "und"));
     }
 
     #[test]
