@@ -19,6 +19,8 @@ import time
 from typing import Iterator
 
 import pytest
+from selenium.webdriver.support.expected_conditions import staleness_of
+from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import TINY
 from dashboard_browser import Service, chromium, close, screenshot_dir
@@ -65,8 +67,6 @@ def shoot(driver, name: str) -> None:
 
 def wait_title(driver, title: str) -> None:
     """Waits for the page titled `title` (forms navigate after the click returns)."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
     try:
         WebDriverWait(driver, 15).until(lambda d: d.title == f"{title} · grantmatch")
     except Exception:
@@ -87,14 +87,17 @@ def fill(driver, name: str, value: str) -> None:
 
 
 def click(driver, button_text: str, within: str = "main") -> None:
-    """Clicks the submit button labelled `button_text` inside `within`."""
+    """Clicks the submit button labelled `button_text` inside `within` and waits until
+    the browser has left the page (the next page may have the same title)."""
     buttons = [
         b
         for b in driver.find_elements("css selector", f"{within} button")
         if b.text.strip() == button_text
     ]
     assert buttons, f"no button {button_text!r} on {driver.current_url}:\n{text(driver)}"
+    old = driver.find_element("tag name", "html")
     buttons[0].click()
+    WebDriverWait(driver, 15).until(staleness_of(old), f"{button_text!r} did not submit")
 
 
 def sign_up(service: Service, driver, partner: str, email: str) -> None:
@@ -147,7 +150,8 @@ def test_partner_flow_in_the_browser(service: Service, browser) -> None:
     copy = d.find_element("css selector", "button[data-copy=new-token]")
     assert copy.is_displayed(), "the copy script did not show its button"
     copy.click()
-    assert copy.text == "Copied", copy.text
+    # The clipboard answers asynchronously.
+    WebDriverWait(d, 10).until(lambda _: copy.text == "Copied", f"button says {copy.text!r}")
     shoot(d, "token-created")
     status, answer = service.api("GET", "/api/v1/grants", token)
     assert status == 200, answer
@@ -265,7 +269,7 @@ def test_phone_width_has_no_horizontal_scrolling(service: Service, browser) -> N
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
         assert overflow <= 0, f"{path} is {overflow}px wider than a phone"
-    shoot(d, "phone-tokens")
+    shoot(d, "phone-qualification")
 
 
 def test_another_partner_neither_sees_nor_revokes_the_tokens(service: Service, browser) -> None:
@@ -298,8 +302,6 @@ def test_a_form_without_its_csrf_token_is_refused(service: Service, browser) -> 
     field = d.find_element("css selector", "form[action='/dashboard/tokens'] input[name=csrf]")
     d.execute_script("arguments[0].remove()", field)
     click(d, "Create token")
-    from selenium.webdriver.support.ui import WebDriverWait
-
     WebDriverWait(d, 15).until(lambda drv: "CSRF" in text(drv))
     assert "403" in text(d), text(d)
     assert service.cli("token", "list", "--partner", "Verbund B") == before

@@ -136,7 +136,7 @@ pub const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:60rem;m
 nav{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;border-bottom:1px solid #ccc;padding-bottom:.5rem}
 form.inline{display:inline}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem;text-align:left}
 .notice{background:#fff3cd;border:1px solid #e0b000;padding:.6rem}.exceeded{background:#f8d7da;border-color:#c00}
-meter{width:100%;height:1.4rem}code{word-break:break-all}textarea,input:not([type=checkbox]){width:100%;box-sizing:border-box}
+meter{width:100%;height:1.4rem}code{word-break:break-all}textarea,input:not([type=checkbox]){width:100%;box-sizing:border-box;font:inherit}
 table.figures th{font-weight:normal}table.figures td{text-align:right}.prose{white-space:pre-line}ol{margin:0;padding-left:1.2rem}
 @media(max-width:40rem){table{font-size:.85rem;display:block;overflow-x:auto}td,th{padding:.2rem}}";
 
