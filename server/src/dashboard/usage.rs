@@ -159,10 +159,12 @@ pub async fn show(
                 .collect()
         })
         .unwrap_or_default();
-    let none = format!(
-        r#"<tr><td colspan="3">{}</td></tr>"#,
-        lang.t("No requests.", "Keine Anfragen.")
-    );
+    let none = |cols: usize| {
+        format!(
+            r#"<tr><td colspan="{cols}">{}</td></tr>"#,
+            lang.t("No requests.", "Keine Anfragen.")
+        )
+    };
     let body = format!(
         r#"<p>{tabs}</p>
 <table class="figures"><tbody>{figures}</tbody></table>
@@ -179,11 +181,11 @@ pub async fn show(
         date = lang.t("Date", "Datum"),
         matching = lang.t("Matching requests", "Matching-Anfragen"),
         endpoints = if endpoints.is_empty() {
-            none.replace("colspan=\"3\"", "colspan=\"2\"")
+            none(2)
         } else {
             endpoints
         },
-        days = if days.is_empty() { none.clone() } else { days },
+        days = if days.is_empty() { none(3) } else { days },
     );
     ctx.page(title, &body)
 }

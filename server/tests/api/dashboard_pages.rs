@@ -83,6 +83,12 @@ async fn dashboard_usage_page_shows_the_stats_figures_and_csv() {
     let next_year = format!("gm_session={}", cookie_value(&r, "gm_session"));
     let r = get(&s, "/dashboard/usage?period=year", &next_year).await;
     assert_eq!(figure(&r.text, "total_requests"), 0);
+    assert!(
+        r.text.contains(r#"<td colspan="2">No requests.</td>"#),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains(r#"<td colspan="3">No requests.</td>"#));
     s.clock.set(s.clock.now() - Duration::days(60));
     // A bad period: 400 naming the parameter and the allowed values.
     let r = get(&s, "/dashboard/usage?period=decade", &session).await;
