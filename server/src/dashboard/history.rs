@@ -67,7 +67,10 @@ pub async fn show(State(state): State<Arc<AppState>>, lang: Lang, signed: Signed
                 r#"<tr data-matching="{id}"><td>{created}</td><td>{status}</td><td><code>{org}</code></td><td>{count}</td><td>{top}</td></tr>"#,
                 id = m.id,
                 created = m.created_at.format("%Y-%m-%d %H:%M"),
-                status = status(lang, &m.status),
+                status = match &m.error {
+                    Some(e) => format!("{}: {}", status(lang, &m.status), esc(e)),
+                    None => status(lang, &m.status).to_string(),
+                },
                 org = esc(&m.organization_id),
                 count = m.results_count.map(|n| n.to_string()).unwrap_or_else(|| "–".into()),
                 top = top_results(m),

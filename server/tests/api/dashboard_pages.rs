@@ -172,10 +172,19 @@ async fn dashboard_matching_history_lists_requests_and_links_the_grants() {
         .unwrap();
     s.db.insert_matching(&matching(p, "org-2", "pending", None))
         .unwrap();
+    let mut failed = matching(p, "org-3", "failed", None);
+    failed.error = Some("the model is <unavailable>".into());
+    s.db.insert_matching(&failed).unwrap();
     let r = get(&s, "/dashboard/matching", &session).await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.text.contains("<code>org-&lt;1&gt;</code>"), "{}", r.text);
-    assert!(r.text.contains("completed") && r.text.contains("pending"));
+    assert!(r.text.contains("<td>completed</td>") && r.text.contains("<td>pending</td>"));
+    assert!(
+        r.text
+            .contains("<td>failed: the model is &lt;unavailable&gt;</td>"),
+        "{}",
+        r.text
+    );
     // The top three results link to their programme, in rank order; not the fourth.
     let mut at = 0;
     for g in &cat.grants[..3] {
