@@ -199,6 +199,12 @@ def test_partner_flow_in_the_browser(service: Service, browser) -> None:
         "/dashboard/usage.csv?period=quarter"
     )
     shoot(d, "usage")
+    d.get(service.base + "/dashboard/usage?lang=de")
+    wait_title(d, "Nutzung")
+    assert "Nach Endpunkt" in text(d) and "Als CSV herunterladen" in text(d)
+    shoot(d, "usage-de")
+    d.get(service.base + "/dashboard/usage?lang=en")
+    wait_title(d, "Usage")
 
     # Qualification: the prompt as read, the assessment running in the server, categories.
     d.find_element("link text", "Qualification").click()
