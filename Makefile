@@ -2,7 +2,7 @@
 CARGO ?= cargo
 BIN := $(or $(CARGO_TARGET_DIR),target)/release/grantmatch
 
-.PHONY: serve test build model test-rust test-python fuzz deny bench bench-quick bench-numpy loadtest lint fixtures eval clean
+.PHONY: serve test build model browser-setup test-rust test-python fuzz deny bench bench-quick bench-numpy loadtest lint fixtures eval clean
 
 build:
 	$(CARGO) build --release --locked -p grantmatch-cli
@@ -21,8 +21,14 @@ test-rust:
 	$(CARGO) test --workspace --locked
 	$(CARGO) bench --workspace --locked --no-run
 
-# Builds the Python module with maturin into python/.venv and runs its pytest suite.
-test-python:
+# Chromium and ChromeDriver (Debian packages) for the dashboard's browser test; installed
+# only when missing.
+browser-setup:
+	scripts/browser-setup.sh
+
+# Builds the Python module with maturin into python/.venv and runs its pytest suite
+# (the dashboard's browser test included).
+test-python: browser-setup
 	python/run-tests.sh
 
 # Schemathesis against the live server, bounded in examples and time (scripts/fuzz.sh).

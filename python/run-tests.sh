@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Python module and runs its test suite (called by `make test`).
 #
-# 1. python/.venv with pinned maturin, pytest, numpy and mypy (created once, kept; gitignored);
+# 1. python/.venv with pinned maturin, pytest, numpy, mypy and selenium (created once, kept;
+#    gitignored);
 # 2. `pip install ./python` — the README's install command, built by maturin;
 # 3. the release CLI, which the suite starts as a server and runs `eval` with;
 # 4. pytest python/tests (a run that collects no test fails too).
@@ -20,16 +21,17 @@ MATURIN_VERSION="1.16.0"
 PYTEST_VERSION="9.2.0"
 NUMPY_VERSION="2.4.6"
 MYPY_VERSION="2.4.1" # stubtest checks the .pyi against the compiled module
+SELENIUM_VERSION="4.51.0" # the dashboard's browser test (Debian's chromium + chromedriver)
 
 if [ ! -x "$VENV/bin/python" ]; then
     echo "==> creating $VENV"
     "$PYTHON" -m venv "$VENV"
 fi
 PY="$VENV/bin/python"
-echo "==> test tools: maturin $MATURIN_VERSION, pytest $PYTEST_VERSION, numpy $NUMPY_VERSION, mypy $MYPY_VERSION"
+echo "==> test tools: maturin $MATURIN_VERSION, pytest $PYTEST_VERSION, numpy $NUMPY_VERSION, mypy $MYPY_VERSION, selenium $SELENIUM_VERSION"
 "$PY" -m pip install --quiet --disable-pip-version-check \
     "maturin==$MATURIN_VERSION" "pytest==$PYTEST_VERSION" "numpy==$NUMPY_VERSION" \
-    "mypy==$MYPY_VERSION"
+    "mypy==$MYPY_VERSION" "selenium==$SELENIUM_VERSION"
 
 echo "==> pip install ./python"
 # The isolated build environment gets the same maturin as the venv.

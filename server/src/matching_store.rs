@@ -180,6 +180,22 @@ impl Db {
         Ok(rows)
     }
 
+    /// A partner's most recent matching requests, newest first (the dashboard's history).
+    pub fn recent_matchings(
+        &self,
+        partner_id: Uuid,
+        limit: usize,
+    ) -> Result<Vec<MatchingRecord>, ServerError> {
+        let conn = self.conn();
+        let mut st = conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM matching_requests WHERE partner_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2"
+        ))?;
+        let rows = st
+            .query_map(params![partner_id.to_string(), limit as i64], record)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
     /// Matching requests of a partner in a quarter (`2026-Q4`) and its distinct
     /// organisations.
     pub fn matching_usage(

@@ -10,6 +10,8 @@
 mod common;
 #[path = "api/dashboard.rs"]
 mod dashboard;
+#[path = "api/dashboard_pages.rs"]
+mod dashboard_pages;
 #[path = "api/hardening.rs"]
 mod hardening;
 #[path = "api/matching.rs"]

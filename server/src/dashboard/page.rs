@@ -105,13 +105,17 @@ pub fn page(lang: Lang, title: &str, nav: Option<Nav<'_>>, body: &str) -> Html<S
         .map(|n| {
             format!(
                 r#"<nav><strong>{partner}</strong> ·
-<a href="/dashboard">{overview}</a> · <a href="/dashboard/tokens">{tokens}</a> · <a href="/api/v1/docs">{docs}</a> ·
+<a href="/dashboard">{overview}</a> · <a href="/dashboard/tokens">{tokens}</a> · <a href="/dashboard/usage">{usage}</a> ·
+<a href="/dashboard/matching">{history}</a> · <a href="/dashboard/qualification">{criteria}</a> · <a href="/api/v1/docs">{docs}</a> ·
 <a href="?lang=en">EN</a> <a href="?lang=de">DE</a>
 <form method="post" action="/dashboard/sign-out" class="inline"><input type="hidden" name="csrf" value="{csrf}"><button type="submit">{out}</button></form></nav>"#,
                 partner = esc(n.partner),
                 csrf = esc(n.csrf),
                 overview = lang.t("Overview", "Übersicht"),
                 tokens = lang.t("API tokens", "API-Tokens"),
+                usage = lang.t("Usage", "Nutzung"),
+                history = lang.t("Matching history", "Matching-Verlauf"),
+                criteria = lang.t("Qualification", "Qualifizierung"),
                 docs = lang.t("API docs", "API-Dokumentation"),
                 out = lang.t("Sign out", "Abmelden"),
             )
@@ -120,7 +124,7 @@ pub fn page(lang: Lang, title: &str, nav: Option<Nav<'_>>, body: &str) -> Html<S
     Html(format!(
         r#"<!doctype html>
 <html lang="{code}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} · grantmatch</title><link rel="stylesheet" href="/dashboard/style.css"></head>
+<title>{title} · grantmatch</title><link rel="stylesheet" href="/dashboard/style.css"><script src="/dashboard/copy.js" defer></script></head>
 <body>{nav}<main><h1>{title}</h1>
 {body}</main></body></html>"#,
         code = lang.code(),
@@ -132,4 +136,29 @@ pub const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:60rem;m
 nav{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center;border-bottom:1px solid #ccc;padding-bottom:.5rem}
 form.inline{display:inline}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem;text-align:left}
 .notice{background:#fff3cd;border:1px solid #e0b000;padding:.6rem}.exceeded{background:#f8d7da;border-color:#c00}
-meter{width:100%;height:1.4rem}code{word-break:break-all}@media(max-width:40rem){table{font-size:.85rem}}";
+meter{width:100%;height:1.4rem}code{word-break:break-all}textarea,input:not([type=checkbox]){width:100%;box-sizing:border-box;font:inherit}
+table.figures th{font-weight:normal}table.figures td{text-align:right}.prose{white-space:pre-line}ol{margin:0;padding-left:1.2rem}
+@media(max-width:40rem){table{font-size:.85rem;display:block;overflow-x:auto}td,th{padding:.2rem}}";
+
+/// The copy button of the new token (`/dashboard/copy.js`): buttons with `data-copy`
+/// are hidden until the script shows them, so the page works without script.
+pub const COPY_JS: &str = r#"// grantmatch dashboard: copy buttons (the pages work without this script).
+document.querySelectorAll("button[data-copy]").forEach(function (button) {
+  var field = document.getElementById(button.getAttribute("data-copy"));
+  if (!field) return;
+  button.hidden = false;
+  button.addEventListener("click", function () {
+    var done = function () { button.textContent = button.getAttribute("data-done"); };
+    field.select();
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(done, function () {
+        document.execCommand("copy");
+        done();
+      });
+    } else {
+      document.execCommand("copy");
+      done();
+    }
+  });
+});
+"#;

@@ -33,13 +33,15 @@ fn render(
     let shown = created
         .map(|t| {
             format!(
-                r#"<div class="notice" role="status"><p>{once}</p><p><label>{label}<br><input id="new-token" readonly size="70" value="{t}"></label></p></div>"#,
+                r#"<div class="notice" role="status"><p>{once}</p><p><label>{label}<br><input id="new-token" readonly size="70" value="{t}"></label></p><p><button type="button" data-copy="new-token" data-done="{copied}" hidden>{copy}</button></p></div>"#,
                 once = lang.t(
                     "Your new token. It is shown only now: copy it and keep it safe.",
                     "Ihr neuer Token. Er wird nur jetzt angezeigt: kopieren und sicher aufbewahren."
                 ),
                 label = lang.t("Token", "Token"),
                 t = esc(t),
+                copy = lang.t("Copy", "Kopieren"),
+                copied = lang.t("Copied", "Kopiert"),
             )
         })
         .unwrap_or_default();

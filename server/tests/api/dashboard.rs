@@ -16,9 +16,9 @@ use uuid::Uuid;
 
 use crate::common::{send_with, tiny_engine_plain, Resp};
 
-const PASSWORD: &str = "correct horse battery";
+pub(crate) const PASSWORD: &str = "correct horse battery";
 
-fn state(quarter_share: f64) -> Arc<AppState> {
+pub(crate) fn state(quarter_share: f64) -> Arc<AppState> {
     let db = Arc::new(Db::in_memory().unwrap());
     Arc::new(
         AppState::new(tiny_engine_plain(), db)
@@ -33,7 +33,7 @@ fn state(quarter_share: f64) -> Arc<AppState> {
     )
 }
 
-fn partner(s: &AppState, name: &str) -> Uuid {
+pub(crate) fn partner(s: &AppState, name: &str) -> Uuid {
     s.db.create_partner(&NewPartner {
         name: name.into(),
         tier: "starter".into(),
@@ -44,7 +44,7 @@ fn partner(s: &AppState, name: &str) -> Uuid {
 }
 
 /// The value of a `Set-Cookie` header of `name`, whole.
-fn set_cookie(r: &Resp, name: &str) -> Option<String> {
+pub(crate) fn set_cookie(r: &Resp, name: &str) -> Option<String> {
     r.headers
         .get_all("set-cookie")
         .iter()
@@ -53,22 +53,22 @@ fn set_cookie(r: &Resp, name: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-fn cookie_value(r: &Resp, name: &str) -> String {
+pub(crate) fn cookie_value(r: &Resp, name: &str) -> String {
     let c = set_cookie(r, name).unwrap_or_else(|| panic!("no {name} cookie: {:?}", r.headers));
     c.split(';').next().unwrap()[name.len() + 1..].to_string()
 }
 
 /// The value of the hidden `csrf` field of a page.
-fn csrf_field(html: &str) -> String {
+pub(crate) fn csrf_field(html: &str) -> String {
     let at = html.find(r#"name="csrf" value=""#).expect("a csrf field") + 19;
     html[at..].split('"').next().unwrap().to_string()
 }
 
-async fn get(s: &Arc<AppState>, uri: &str, cookie: &str) -> Resp {
+pub(crate) async fn get(s: &Arc<AppState>, uri: &str, cookie: &str) -> Resp {
     send_with(s, "GET", uri, &[("cookie", cookie)], vec![]).await
 }
 
-async fn post(s: &Arc<AppState>, uri: &str, cookie: &str, form: &str) -> Resp {
+pub(crate) async fn post(s: &Arc<AppState>, uri: &str, cookie: &str, form: &str) -> Resp {
     send_with(
         s,
         "POST",
@@ -83,7 +83,7 @@ async fn post(s: &Arc<AppState>, uri: &str, cookie: &str, form: &str) -> Resp {
 }
 
 /// Sets the password through the invite page.
-async fn set_password(s: &Arc<AppState>, invite: &str) -> Resp {
+pub(crate) async fn set_password(s: &Arc<AppState>, invite: &str) -> Resp {
     let page = get(s, &format!("/dashboard/invite/{invite}"), "").await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.text);
     let pre = cookie_value(&page, "gm_csrf");
@@ -100,7 +100,7 @@ async fn set_password(s: &Arc<AppState>, invite: &str) -> Resp {
     .await
 }
 
-async fn sign_in(s: &Arc<AppState>, email: &str, password: &str) -> Resp {
+pub(crate) async fn sign_in(s: &Arc<AppState>, email: &str, password: &str) -> Resp {
     let page = get(s, "/dashboard/sign-in", "").await;
     let pre = cookie_value(&page, "gm_csrf");
     post(
@@ -117,14 +117,19 @@ async fn sign_in(s: &Arc<AppState>, email: &str, password: &str) -> Resp {
 }
 
 /// A signed-in user of a new partner: (partner id, session cookie header).
-async fn user(s: &Arc<AppState>, name: &str, email: &str) -> (Uuid, String) {
+pub(crate) async fn user(s: &Arc<AppState>, name: &str, email: &str) -> (Uuid, String) {
     let p = partner(s, name);
+    (p, user_of(s, p, email).await)
+}
+
+/// A signed-in user of partner `p`: the session cookie header.
+pub(crate) async fn user_of(s: &Arc<AppState>, p: Uuid, email: &str) -> String {
     let (_, invite) = s.db.add_user(p, email, s.clock.now()).unwrap();
     let r = set_password(s, &invite).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.text);
     let r = sign_in(s, email, PASSWORD).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.text);
-    (p, format!("gm_session={}", cookie_value(&r, "gm_session")))
+    format!("gm_session={}", cookie_value(&r, "gm_session"))
 }
 
 #[tokio::test]

@@ -1,0 +1,103 @@
+//! The matching history: the partner's recent matching requests (the rows the API
+//! stores for `GET /matching/:id`) with status, organisation id and the top results,
+//! each linking to its programme.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::Response;
+use serde_json::Value;
+
+use super::auth::SignedIn;
+use super::context::{internal, Ctx};
+use super::page::{esc, Lang};
+use crate::matching_store::{MatchingRecord, COMPLETED, FAILED, PENDING};
+use crate::AppState;
+
+/// Requests listed.
+pub const LIMIT: usize = 50;
+/// Results shown per request.
+pub const TOP: usize = 3;
+
+fn status(lang: Lang, s: &str) -> &'static str {
+    match s {
+        COMPLETED => lang.t("completed", "abgeschlossen"),
+        PENDING => lang.t("pending", "in Arbeit"),
+        FAILED => lang.t("failed", "fehlgeschlagen"),
+        _ => "?",
+    }
+}
+
+fn top_results(m: &MatchingRecord) -> String {
+    let items: String = m
+        .results
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .take(TOP)
+        .map(|r| {
+            format!(
+                r#"<li><a href="/dashboard/grants/{id}">{title}</a> ({score})</li>"#,
+                id = esc(r["grant_id"].as_str().unwrap_or("")),
+                title = esc(r["title"].as_str().unwrap_or("")),
+                score = r["relevance_score"].as_i64().unwrap_or(0),
+            )
+        })
+        .collect();
+    if items.is_empty() {
+        "–".into()
+    } else {
+        format!("<ol>{items}</ol>")
+    }
+}
+
+pub async fn show(State(state): State<Arc<AppState>>, lang: Lang, signed: SignedIn) -> Response {
+    let Some(ctx) = Ctx::new(&state, lang, signed) else {
+        return internal("the session's partner");
+    };
+    let records = match state.db.recent_matchings(ctx.partner_id(), LIMIT) {
+        Ok(r) => r,
+        Err(e) => return internal(e),
+    };
+    let rows: String = records
+        .iter()
+        .map(|m| {
+            format!(
+                r#"<tr data-matching="{id}"><td>{created}</td><td>{status}</td><td><code>{org}</code></td><td>{count}</td><td>{top}</td></tr>"#,
+                id = m.id,
+                created = m.created_at.format("%Y-%m-%d %H:%M"),
+                status = match &m.error {
+                    Some(e) => format!("{}: {}", status(lang, &m.status), esc(e)),
+                    None => status(lang, &m.status).to_string(),
+                },
+                org = esc(&m.organization_id),
+                count = m.results_count.map(|n| n.to_string()).unwrap_or_else(|| "–".into()),
+                top = top_results(m),
+            )
+        })
+        .collect();
+    let body = if rows.is_empty() {
+        format!(
+            "<p>{}</p>",
+            lang.t(
+                "No matching requests yet: they appear here once your system calls POST /api/v1/matching.",
+                "Noch keine Matching-Anfragen: sie erscheinen hier, sobald Ihr System POST /api/v1/matching aufruft."
+            )
+        )
+    } else {
+        format!(
+            r#"<p>{intro}</p><table><thead><tr><th>{when}</th><th>{status}</th><th>{org}</th><th>{count}</th><th>{top}</th></tr></thead><tbody>{rows}</tbody></table>"#,
+            intro = match lang {
+                Lang::En => format!("The {LIMIT} most recent matching requests, newest first."),
+                Lang::De => format!("Die letzten {LIMIT} Matching-Anfragen, neueste zuerst."),
+            },
+            when = lang.t("Time (UTC)", "Zeit (UTC)"),
+            status = lang.t("Status", "Status"),
+            org = lang.t("Organisation id", "Organisations-ID"),
+            count = lang.t("Results", "Treffer"),
+            top = lang.t("Top results (score)", "Beste Treffer (Punkte)"),
+        )
+    };
+    ctx.page(lang.t("Matching history", "Matching-Verlauf"), &body)
+}
