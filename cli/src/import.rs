@@ -167,5 +167,21 @@ pub fn eval_classifier(data_dir: &Path, dir: &Path) -> Result<()> {
         r.sme_correct as f64 / n,
         r.non_profit_correct as f64 / n
     );
+    // The same split as the leave-one-out figures: report each half apart.
+    println!("half\tprogrammes\tapplicant types F1\tkind accuracy");
+    for (half, heldout) in [("tune", false), ("heldout", true)] {
+        let part: Vec<_> = labels
+            .iter()
+            .filter(|l| classify::is_heldout(&l.slug) == heldout)
+            .cloned()
+            .collect();
+        let h = facts::eval::evaluate(cat, cat.all_facts(), &part)?;
+        println!(
+            "{half}\t{}\t{:.3}\t{:.3}",
+            h.programmes,
+            h.applicants.f1,
+            h.kind_correct as f64 / h.programmes.max(1) as f64
+        );
+    }
     Ok(())
 }

@@ -3,9 +3,11 @@
 //! Förderdatenbank teasers address the applicant: "Wenn Sie als Kommune …",
 //! "Als Unternehmen der Sicherheits- und Verteidigungswirtschaft können Sie …"; full
 //! texts have sentences such as "Antragsberechtigt sind …". The rules read the noun
-//! phrases after "als" in the conditional clause (up to "können Sie"), then a possessive
-//! ("für Ihr Unternehmen", "Ihre private Immobilie"), then an explicit applicant
-//! sentence. Each hit keeps the sentence it was read from.
+//! phrases after "als" in the conditional clause (up to "können Sie") of every sentence
+//! that addresses an applicant (list items included: funding rates per applicant type
+//! name them all), together with the first explicit applicant sentence; failing both,
+//! a possessive ("für Ihr Unternehmen", "Ihre private Immobilie"). Each hit keeps the
+//! sentences it was read from.
 
 use std::sync::OnceLock;
 
@@ -174,7 +176,11 @@ fn als_phrases(clause: &str) -> Vec<String> {
 /// say who may apply.
 pub fn read(text: &str) -> Option<TextApplicants> {
     let mut possessive_hit = None;
+    let mut addressed: Option<TextApplicants> = None;
     for sentence in sentences(text) {
+        // A list item ("* Als Unternehmen erhalten Sie …") is a sentence of its own.
+        let sentence =
+            sentence.trim_start_matches(|c: char| "*-•·".contains(c) || c.is_whitespace());
         if addressing().is_match(sentence) {
             let clause = main_clause()
                 .find(sentence)
@@ -195,12 +201,23 @@ pub fn read(text: &str) -> Option<TextApplicants> {
                 }
             }
             if !types.is_empty() {
-                types.sort();
-                types.dedup();
-                return Some(TextApplicants {
-                    types,
-                    sentence: sentence.to_string(),
-                });
+                // Every sentence that addresses an applicant names one who may apply
+                // ("Als Unternehmen erhalten Sie 50 % …", "Als Hochschule … bis zu 100 %"):
+                // read them all, and keep them all as the evidence.
+                match addressed.as_mut() {
+                    None => {
+                        addressed = Some(TextApplicants {
+                            types,
+                            sentence: sentence.to_string(),
+                        })
+                    }
+                    Some(a) => {
+                        a.types.extend(types);
+                        a.sentence.push(' ');
+                        a.sentence.push_str(sentence);
+                    }
+                }
+                continue;
             }
             if possessive_hit.is_none() {
                 if let Some(m) = possessive().captures(clause) {
@@ -218,12 +235,24 @@ pub fn read(text: &str) -> Option<TextApplicants> {
             let rest = &sentence[m.end()..];
             let types = applicant_words(rest);
             if !types.is_empty() {
-                return Some(TextApplicants {
+                let mut a = TextApplicants {
                     types,
                     sentence: sentence.to_string(),
-                });
+                };
+                if let Some(addressed) = addressed {
+                    a.types.extend(addressed.types);
+                    a.sentence = format!("{} {}", addressed.sentence, a.sentence);
+                    a.types.sort();
+                    a.types.dedup();
+                }
+                return Some(a);
             }
         }
+    }
+    if let Some(mut a) = addressed {
+        a.types.sort();
+        a.types.dedup();
+        return Some(a);
     }
     possessive_hit
 }
@@ -325,5 +354,19 @@ mod tests {
             r.sentence,
             "Antragsberechtigt sind Gemeinden und Landkreise."
         );
+    }
+
+    /// Funding rates per applicant type, as list items of a full text (shortened from
+    /// "Unternehmensgründungen in den Quantentechnologien und der Photonik"): every
+    /// addressed type may apply, not only the first one read.
+    #[test]
+    fn a_list_of_rates_names_every_applicant() {
+        let t = "Sie erhalten die Förderung als Zuschuss.\n\n  * Als Unternehmen der gewerblichen Wirtschaft erhalten Sie normalerweise 50 Prozent Ihrer förderfähigen Kosten.\n  * Als Hochschule oder außeruniversitäre Forschungseinrichtung können Sie bis zu 100 Prozent der zuwendungsfähigen Ausgaben erhalten.\n";
+        let r = read(t).unwrap();
+        assert_eq!(r.types, vec![Company, University, ResearchInstitution]);
+        assert!(r
+            .sentence
+            .starts_with("Als Unternehmen der gewerblichen Wirtschaft"));
+        assert!(r.sentence.contains("Als Hochschule oder außeruniversitäre"));
     }
 }
