@@ -13,9 +13,12 @@ import fcntl
 import json
 import os
 import shutil
+import socket
 import subprocess
+import urllib.error
+import urllib.request
 from pathlib import Path
-from typing import Any, Dict, Iterator, List
+from typing import IO, Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -122,3 +125,38 @@ def first(items: List[Dict[str, Any]], **match: Any) -> Dict[str, Any]:
 def read_json(path: Path) -> Any:
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def json_request(
+    base: str, method: str, path: str, token: str, body: Optional[Any] = None
+) -> Tuple[int, Any]:
+    """One API call with a bearer token: (status, decoded JSON body or None)."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method)
+    req.add_header("Authorization", f"Bearer {token}")
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as e:
+        raw = e.read()
+        return e.code, json.loads(raw) if raw else None
+
+
+def stop_server(proc: subprocess.Popen, log: IO[Any]) -> None:
+    """Stops a `grantmatch serve` process (SIGTERM, then SIGKILL after 30 s)."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.close()

@@ -7,10 +7,8 @@ Chromium and ChromeDriver come from the Debian packages `chromium` and `chromium
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -22,7 +20,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import pytest
 
-from conftest import REPO, clean_env
+from conftest import REPO, clean_env, free_port, json_request, stop_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -50,12 +48,6 @@ def screenshot_dir() -> Path:
     path = Path(d)
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Service:
@@ -117,28 +109,12 @@ class Service:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.log.close()
+            stop_server(self.proc, self.log)
 
     def api(
         self, method: str, path: str, token: str, body: Optional[Any] = None
     ) -> Tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method)
-        req.add_header("Authorization", f"Bearer {token}")
-        if data is not None:
-            req.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(req, timeout=60) as resp:
-                return resp.status, json.loads(resp.read())
-        except urllib.error.HTTPError as e:
-            raw = e.read()
-            return e.code, json.loads(raw) if raw else None
+        return json_request(self.base, method, path, token, body)
 
     def match(self, token: str, body: Dict[str, Any]) -> Tuple[int, Any]:
         """POST /matching, waiting while the model is still loading (503)."""

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import time
-import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -23,7 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import pytest
 
 import grantmatch
-from conftest import EVAL_DIR, REPO, VARIANT, clean_env
+from conftest import EVAL_DIR, REPO, VARIANT, clean_env, free_port, json_request, stop_server
 
 STARTUP_SECONDS = 120
 ASSESSMENT_SECONDS = 600
@@ -52,17 +50,7 @@ class Server:
     def request(
         self, method: str, path: str, body: Optional[Any] = None
     ) -> Tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method)
-        req.add_header("Authorization", f"Bearer {self.token}")
-        if data is not None:
-            req.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(req, timeout=60) as resp:
-                return resp.status, json.loads(resp.read())
-        except urllib.error.HTTPError as e:
-            raw = e.read()
-            return e.code, json.loads(raw) if raw else None
+        return json_request(self.base, method, path, self.token, body)
 
     def get(self, path: str, **params: Any) -> Any:
         query = urllib.parse.urlencode(params, doseq=True)
@@ -82,12 +70,6 @@ class Server:
             if status != 503 or time.monotonic() > deadline:
                 return status, answer
             time.sleep(0.5)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_cli(binary: str, data_dir: Path, *args: str) -> str:
@@ -168,13 +150,7 @@ def server(tmp_path_factory, data_dir, model_dir, cli_binary):
             time.sleep(0.2)
         yield srv
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        stop_server(proc, log)
 
 
 def comparable(results):
