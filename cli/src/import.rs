@@ -97,7 +97,7 @@ fn progress() -> impl Fn(Stage, usize, usize) {
 /// Leave-one-out accuracy of the grant facts and derived labels on the labelled
 /// grants (all, and the held-out half of the fixed split), then accuracy on the
 /// programmes labelled by reading (`DIR/grant_facts.json`).
-pub fn eval_classifier(data_dir: &Path, dir: &Path) -> Result<()> {
+pub fn eval_classifier(data_dir: &Path, dir: &Path, misses: bool) -> Result<()> {
     let engine = grantmatch_engine::Engine::open(data_dir)?;
     let cat = &engine.catalogue;
     let vectors = engine.vectors().ok_or_else(|| {
@@ -182,6 +182,18 @@ pub fn eval_classifier(data_dir: &Path, dir: &Path) -> Result<()> {
             h.applicants.f1,
             h.kind_correct as f64 / h.programmes.max(1) as f64
         );
+        // Only the tuning half's misses: the held-out half is not read while tuning.
+        if misses && !heldout {
+            for m in &h.kind_misses {
+                println!(
+                    "  kind miss {}: labelled {}, read {} from {:?}",
+                    m.slug,
+                    m.label,
+                    m.read.as_str(),
+                    m.sentence.as_deref().unwrap_or("-")
+                );
+            }
+        }
     }
     Ok(())
 }

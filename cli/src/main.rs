@@ -114,6 +114,9 @@ enum Command {
         /// Folder with `grant_facts.json` (programmes labelled by reading).
         #[arg(long, default_value = "fixtures/eval")]
         dir: PathBuf,
+        /// Also list the tuning half's programmes whose kind was read differently.
+        #[arg(long)]
+        misses: bool,
     },
     /// Evaluate matching against BM25 on the evaluation set (nDCG@10, Recall@25).
     Eval {
@@ -354,7 +357,7 @@ fn run(cli: Cli) -> Result<()> {
             locale.as_deref(),
             &matching::load_options(options.as_deref())?,
         ),
-        Command::EvalClassifier { dir } => import::eval_classifier(&data_dir, &dir),
+        Command::EvalClassifier { dir, misses } => import::eval_classifier(&data_dir, &dir, misses),
         Command::Eval { dir, options, json } => matching::run_eval(
             &data_dir,
             &model,

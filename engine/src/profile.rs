@@ -101,6 +101,9 @@ pub struct ResolvedProfile {
     pub target_groups: Vec<Idx>,
     pub is_non_profit: Option<bool>,
     pub project_budget: Option<f64>,
+    /// Head count from `number_of_employees` (its first number: "1.300", "28", "2
+    /// Teilzeit").
+    pub employees: Option<u32>,
     pub locale: Locale,
     /// Who the organisation is, from `eligible_entities`, else its name, else the first
     /// sentence of its description (legal form, "Gemeinde", "Start-up" …).
@@ -355,6 +358,7 @@ impl MatchInput {
                 .as_ref()
                 .and_then(|x| x.budget.as_deref())
                 .and_then(parse_amount),
+            employees: p.number_of_employees.as_deref().and_then(parse_headcount),
             locale,
             applicant_types,
             excluded_grant_types,
@@ -465,7 +469,7 @@ fn closest_entity_names(cat: &Catalogue, v: &str) -> Vec<String> {
 fn research_rule() -> &'static regex::Regex {
     static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     R.get_or_init(|| {
-        regex::Regex::new(r"(?i)forschung|forschen|entwicklungsprojekt|(?-u:\b)f&e(?-u:\b)|(?-u:\b)fue(?-u:\b)|wissenschaft|(?-u:\b)research|(?-u:\b)r&d(?-u:\b)|scientific|prototyp|(?-u:\b)labor|(?-u:\b)lab(?-u:\b)|institut")
+        regex::Regex::new(r"(?i)forschung|forschen|entwicklungsprojekt|erprob|modellprojekt|modellvorhaben|pilotprojekt|pilotvorhaben|(?-u:\b)pilot|(?-u:\b)f&e(?-u:\b)|(?-u:\b)fue(?-u:\b)|wissenschaft|(?-u:\b)research|(?-u:\b)r&d(?-u:\b)|scientific|prototyp|(?-u:\b)labor|(?-u:\b)lab(?-u:\b)|institut")
             .expect("valid research rule")
     })
 }
@@ -500,6 +504,30 @@ pub fn excluded_grant_types(text: &str) -> Vec<GrantType> {
         }
     }
     out
+}
+
+/// The first number of a free-text head count: "1.300" and "1,300" are 1300 (a separator
+/// followed by three digits groups thousands), "2 Teilzeit" is 2, "250–300" is 250.
+pub fn parse_headcount(s: &str) -> Option<u32> {
+    let start = s.find(|c: char| c.is_ascii_digit())?;
+    let rest = &s[start..];
+    let mut digits = String::new();
+    for (i, c) in rest.char_indices() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else if matches!(c, '.' | ',') {
+            let group: String = rest[i + 1..].chars().take(4).collect();
+            let three = group.chars().take(3).all(|d| d.is_ascii_digit())
+                && group.chars().count() >= 3
+                && !group.chars().nth(3).is_some_and(|d| d.is_ascii_digit());
+            if !three {
+                break;
+            }
+        } else {
+            break;
+        }
+    }
+    digits.parse().ok()
 }
 
 /// Parses a free-text euro amount: "50.000 EUR", "50000", "1,5 Mio. €", "200k".
@@ -548,6 +576,21 @@ mod tests {
         assert_eq!(parse_amount("200k"), Some(200_000.0));
         assert_eq!(parse_amount("ca. 12.5"), Some(12.5));
         assert_eq!(parse_amount("unbekannt"), None);
+    }
+
+    #[test]
+    fn head_counts() {
+        assert_eq!(parse_headcount("1300"), Some(1300));
+        assert_eq!(parse_headcount("rund 1.300 Beschäftigte"), Some(1300));
+        assert_eq!(parse_headcount("1,300 staff"), Some(1300));
+        assert_eq!(parse_headcount("2 Teilzeit"), Some(2));
+        assert_eq!(
+            parse_headcount("0 (Chorleiterin auf Honorarbasis)"),
+            Some(0)
+        );
+        assert_eq!(parse_headcount("250–300"), Some(250));
+        assert_eq!(parse_headcount("12.5"), Some(12));
+        assert_eq!(parse_headcount("keine"), None);
     }
 
     #[test]

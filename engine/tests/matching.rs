@@ -1630,3 +1630,173 @@ fn english_profiles_speak_to_german_texts_through_the_glossary() {
     let german = resolve_body(cat, "Familie Huber", json!([])).unwrap();
     assert!(german.german_terms.is_empty());
 }
+
+/// The real catalogue with two-dimensional vectors: the programmes `near` picks point
+/// one way, every other programme the other; rank with the query `[1, 0]` to put the
+/// picked ones first on topic.
+fn two_directions(near: impl Fn(&Catalogue, Idx) -> bool) -> Engine {
+    let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
+    let plain = Engine::from_records(records.clone()).unwrap();
+    let rows = (0..records.grants.len() as Idx)
+        .map(|g| {
+            if near(&plain.catalogue, g) {
+                vec![1.0, 0.0]
+            } else {
+                vec![0.0, 1.0]
+            }
+        })
+        .collect();
+    let vectors = GrantVectors::from_rows("test/2d", 2, rows).unwrap();
+    Engine::from_records(records)
+        .unwrap()
+        .with_vectors(vectors)
+        .unwrap()
+}
+
+/// A research call ranked for a bakery that does no research weighs `KIND_MISFIT_FACTOR`
+/// of its components' weighted mean; for an organisation that researches, and for every
+/// programme of another kind, the total is the weighted mean itself.
+#[test]
+fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
+    use grantmatch_engine::facts::ProgrammeKind;
+    let engine = two_directions(|cat, g| cat.facts(g).kind.value == ProgrammeKind::ResearchCall);
+    let cat = &engine.catalogue;
+    let is_call = |g: Idx| cat.facts(g).kind.value == ProgrammeKind::ResearchCall;
+    let w = MatchWeights::default();
+    let weighted = |m: &Match| {
+        let c = &m.components;
+        (w.semantic * c.semantic
+            + w.keyword * c.keyword
+            + w.region * c.region
+            + w.target_group * c.target_group
+            + w.eligibility * c.eligibility
+            + w.deadline * c.deadline
+            + w.budget * c.budget)
+            / (w.semantic
+                + w.keyword
+                + w.region
+                + w.target_group
+                + w.eligibility
+                + w.deadline
+                + w.budget)
+    };
+    for (description, researcher) in [
+        (
+            "Wir sind eine Bäckerei mit sieben Filialen und wollen eine Wärmepumpe einbauen.",
+            false,
+        ),
+        (
+            "Wir sind ein Forschungslabor und entwickeln neue Sensoren in Forschungsprojekten.",
+            true,
+        ),
+    ] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {"name": "Muster GmbH", "description": description}
+        }))
+        .unwrap();
+        let profile = input.resolve(cat).unwrap();
+        assert_eq!(profile.research_oriented, researcher, "{description}");
+        let matches = engine
+            .rank(
+                &engine.resolve_scope(&Scope::unrestricted()),
+                &profile,
+                &[1.0, 0.0],
+                &MatchOptions::default(),
+                date("2026-01-01"),
+            )
+            .unwrap();
+        // Both branches are exercised: research calls are among the results.
+        assert!(
+            matches.iter().any(|m| is_call(m.grant)),
+            "{description}: no research call among the results"
+        );
+        for m in &matches {
+            let factor = if is_call(m.grant) && !researcher {
+                matching::KIND_MISFIT_FACTOR
+            } else {
+                1.0
+            };
+            assert!(
+                (m.total - factor * weighted(m)).abs() < 1e-5,
+                "{description}: {} total {} weighted {}",
+                cat.grants[m.grant as usize].slug,
+                m.total,
+                weighted(m)
+            );
+            if is_call(m.grant) && !researcher {
+                assert!(m.relevance_score <= matching::NOT_EXCELLENT_CAP);
+                // Lowered, not only capped.
+                assert!(m.total < weighted(m) - 1e-4, "{}", m.total);
+            }
+        }
+    }
+}
+
+/// A company of 1,300 employees fails the applicant check of a programme for SMEs only,
+/// with a reason that says so; the same company with 40 employees does not.
+#[test]
+fn a_large_organisation_fails_a_programme_for_smes_only() {
+    use grantmatch_engine::facts::{ApplicantType, Source};
+    let for_smes = |cat: &Catalogue, g: Idx| {
+        let f = cat.facts(g);
+        f.sme_only.as_ref().is_some_and(|s| s.value)
+            && f.applicants.as_ref().is_some_and(|a| {
+                a.source == Source::Text && a.value == vec![ApplicantType::Company]
+            })
+            && cat.grants[g as usize].ongoing_grant
+            && cat.grants[g as usize].end_date.is_none()
+    };
+    let engine = two_directions(for_smes);
+    let cat = &engine.catalogue;
+    let g = (0..cat.grants.len() as Idx)
+        .find(|&g| for_smes(cat, g))
+        .expect("an open programme for SMEs only");
+    for (employees, large) in [("1.300", true), ("40", false)] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {
+                "name": "Muster Maschinenbau GmbH",
+                "description": "Wir bauen Maschinen.",
+                "number_of_employees": employees,
+            }
+        }))
+        .unwrap();
+        let profile = input.resolve(cat).unwrap();
+        assert!(profile.applicant_types.contains(&ApplicantType::Company));
+        assert_eq!(matching::too_large_for(cat, &profile, g), large);
+        let matches = engine
+            .rank(
+                &engine.resolve_scope(&Scope::unrestricted()),
+                &profile,
+                &[1.0, 0.0],
+                &MatchOptions::default(),
+                date("2026-01-01"),
+            )
+            .unwrap();
+        let for_smes_only: Vec<&Match> =
+            matches.iter().filter(|m| for_smes(cat, m.grant)).collect();
+        assert!(
+            !for_smes_only.is_empty(),
+            "programmes for SMEs only are ranked"
+        );
+        for m in for_smes_only {
+            let said = m
+                .match_reason
+                .to_lowercase()
+                .contains("nur für kleine und mittlere unternehmen (kmu)");
+            if large {
+                assert_eq!(m.checks.applicant, matching::Check::Fail);
+                assert!(m.relevance_score < 50, "score {}", m.relevance_score);
+                assert!(
+                    said && m.match_reason.contains("Sie haben 1300 Beschäftigte"),
+                    "{}",
+                    m.match_reason
+                );
+            } else {
+                assert_eq!(m.checks.applicant, matching::Check::Pass);
+                assert!(!said, "{}", m.match_reason);
+            }
+        }
+    }
+}

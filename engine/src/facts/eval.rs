@@ -38,6 +38,15 @@ pub fn parse(json: &str) -> Result<Vec<LabelledProgramme>> {
     Ok(f.programmes)
 }
 
+/// A programme whose kind the engine read differently from the reader.
+#[derive(Debug, Clone)]
+pub struct KindMiss {
+    pub slug: String,
+    pub label: String,
+    pub read: ProgrammeKind,
+    pub sentence: Option<String>,
+}
+
 /// Scores of the facts against the labels.
 #[derive(Debug, Clone, Default)]
 pub struct FactsReport {
@@ -54,6 +63,9 @@ pub struct FactsReport {
     /// Per applicant type: (label, scores).
     pub per_type: Vec<(&'static str, Scores)>,
     pub kind_correct: usize,
+    /// Programmes whose kind differs from the reader's: (slug, label, read kind, the
+    /// sentence it was read from).
+    pub kind_misses: Vec<KindMiss>,
     pub sme_correct: usize,
     pub non_profit_correct: usize,
 }
@@ -130,6 +142,13 @@ pub fn evaluate(
         areas.add(&top_area_names(cat, g), &l.areas);
         if ProgrammeKind::parse(&l.kind) == Some(f.kind.value) {
             r.kind_correct += 1;
+        } else {
+            r.kind_misses.push(KindMiss {
+                slug: l.slug.clone(),
+                label: l.kind.clone(),
+                read: f.kind.value,
+                sentence: f.kind.evidence.clone(),
+            });
         }
         let sme = f.sme_only.as_ref().is_some_and(|s| s.value);
         if sme == (l.kmu_only == Some(true)) {

@@ -196,16 +196,22 @@ fn non_profit_rule() -> &'static Regex {
     R.get_or_init(|| re(r"gemeinnützig|non-?profit|steuerbegünstigte zwecke|mildtätig"))
 }
 
-fn first_sentence(grant: &Grant, rx: &Regex) -> Option<String> {
-    if rx.is_match(&grant.title) {
-        return Some(grant.title.clone());
-    }
-    let text = grant.short_description.as_deref()?;
-    sentences(text).find(|s| rx.is_match(s)).map(str::to_string)
+/// An SME named as the applicant: "als kleines oder mittleres Unternehmen", "Ihr
+/// mittelständisches Unternehmen", "Wenn Sie ein kleines oder mittleres Unternehmen
+/// gründen", "als Start-up oder KMU" — not SMEs as the beneficiaries of someone else's
+/// project ("wenn Sie kleine und mittlere Unternehmen beraten"), as the companies an
+/// investor takes a stake in, or as the receivers of a bonus ("zusätzlich").
+fn sme_applicant_rule() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        re(r"(\b(als|ihre[mnrs]?|ihr)\s+(\S+\s+){0,4}?|\b(sie|mit) (ein|einem)\s+)(kleine[mnrs]?\s+(und|oder|bis)\s+mittler|kleinst\w*|kleinunternehm|mittelständische|kmu\b|unternehmen mit (höchstens|weniger als) \d+)")
+    })
 }
 
-/// "Only SMEs" when the title or short description restricts to KMU (the source field
-/// `company_size` wins when set).
+/// "Only SMEs" when the title restricts to KMU ("KMU-innovativ", "für kleine und
+/// mittlere Unternehmen"), or the first sentence of the short description that names
+/// SMEs names them as the applicant ([`sme_applicant_rule`]); the source field
+/// `company_size` wins when set.
 pub fn sme_only(grant: &Grant) -> Option<Read<bool>> {
     if let Some(size) = grant.company_size.as_deref() {
         let value = sme_rule().is_match(size);
@@ -214,9 +220,18 @@ pub fn sme_only(grant: &Grant) -> Option<Read<bool>> {
             sentence: None,
         });
     }
-    first_sentence(grant, sme_rule()).map(|s| Read {
+    if sme_rule().is_match(&grant.title) {
+        return Some(Read {
+            value: true,
+            sentence: Some(grant.title.clone()),
+        });
+    }
+    let text = grant.short_description.as_deref()?;
+    let s = sentences(text).find(|s| sme_rule().is_match(s))?;
+    let addressed = sme_applicant_rule().is_match(s) && !s.to_lowercase().contains("zusätzlich");
+    addressed.then(|| Read {
         value: true,
-        sentence: Some(s),
+        sentence: Some(s.to_string()),
     })
 }
 
@@ -281,5 +296,29 @@ mod tests {
         assert_ne!(kind(&g).value, ProgrammeKind::PrizeScholarship);
         let g = subsidy("Gründerwettbewerb Digitale Innovationen", "");
         assert_eq!(kind(&g).value, ProgrammeKind::PrizeScholarship);
+    }
+
+    #[test]
+    fn smes_only_when_they_are_the_applicant() {
+        let only =
+            |title: &str, short: &str| sme_only(&subsidy(title, short)).is_some_and(|r| r.value);
+        assert!(only("KMU-innovativ: Materialforschung", ""));
+        for short in [
+            "Wenn Sie als kleines oder mittleres Unternehmen investieren, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie als Kommune oder kleines oder mittleres Unternehmen (KMU) Maßnahmen planen, können Sie einen Zuschuss bekommen.",
+            "Wenn Sie in die Digitalisierung Ihres kleinen oder mittleren Unternehmens (KMU) investieren, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie ein kleines oder mittleres Unternehmen gründen wollen, können Sie einen Zuschuss erhalten.",
+            "Als Start-up oder KMU mit innovativem Geschäftsmodell können Sie eine Beteiligung erhalten.",
+        ] {
+            assert!(only("Förderprogramm", short), "{short}");
+        }
+        for short in [
+            "Wenn Sie mit einem Vorhaben kleine und mittlere Unternehmen im Bereich IT-Sicherheit unterstützen, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie sich als private Kapitalbeteiligungsgesellschaft an der Finanzierung von Vorhaben kleiner und mittlerer Unternehmen beteiligen, kann die Bank eine Garantie übernehmen.",
+            "Wenn Sie investieren, erhalten Sie ein Darlehen. Als kleines oder mittleres Unternehmen können Sie zusätzlich von der Klimaprämie profitieren.",
+            "Wenn Sie den Wissenstransfer von Hochschulen an vorwiegend kleine und mittlere Unternehmen (KMU) unterstützen, können Sie einen Zuschuss erhalten.",
+        ] {
+            assert!(!only("Förderprogramm", short), "{short}");
+        }
     }
 }

@@ -31,7 +31,7 @@ mod reason;
 mod score;
 
 pub use candidates::{passes_filters, semantic_top};
-pub use score::applicant_fit;
+pub use score::{applicant_fit, too_large_for, KIND_MISFIT_FACTOR, SME_EMPLOYEE_LIMIT};
 
 /// Candidates that reach the rule stage.
 pub const SHORTLIST: usize = 200;

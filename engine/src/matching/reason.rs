@@ -172,6 +172,14 @@ fn region_fact(cat: &Catalogue, fit: RegionFit, de: bool) -> Option<String> {
 /// Who may apply, when the check passed or failed on a fact stated by the record or read
 /// from the programme text (never one guessed from neighbours).
 fn applicant_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
+    if m.checks.applicant == Check::Fail && super::too_large_for(cat, p, m.grant) {
+        let n = p.employees.unwrap_or_default();
+        return Some(if de {
+            format!("nur für kleine und mittlere Unternehmen (KMU), Sie haben {n} Beschäftigte")
+        } else {
+            format!("only for small and medium-sized enterprises (SMEs), you have {n} employees")
+        });
+    }
     let fact = cat
         .facts(m.grant)
         .applicants
