@@ -14,7 +14,8 @@ use crate::Engine;
 
 use super::{
     grant_terms, grant_type_of_word, term_in, vectors_for, CustomCategory, QualificationPrompt,
-    Similarity, CATEGORY_KEYWORD_SHARE, CATEGORY_Z_STRONG, CATEGORY_Z_STRONG_EN, CATEGORY_Z_WEAK,
+    Similarity, CATEGORY_KEYWORD_SHARE, CATEGORY_Z_MARGIN, CATEGORY_Z_STRONG, CATEGORY_Z_STRONG_EN,
+    CATEGORY_Z_WEAK,
 };
 
 /// The keyword phrases of a category: its keywords, else the parts of its name.
@@ -230,10 +231,22 @@ fn kinds_of_name(name: &str) -> Vec<ProgrammeKind> {
     out
 }
 
+/// Category `i`'s z is within [`CATEGORY_Z_MARGIN`] of the best z of the set's other
+/// categories: the programme is about it at least nearly as much as about any other.
+fn near_the_closest(zs: &[f32], i: usize) -> bool {
+    let best_other = zs
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != i)
+        .map(|(_, &z)| z)
+        .fold(f32::NEG_INFINITY, f32::max);
+    zs[i] >= best_other - CATEGORY_Z_MARGIN
+}
+
 /// Assigns categories to grants (multi-label). Returns the category ids per grant, in
 /// the order of `categories`. A category is assigned at a similarity z ≥
-/// [`CATEGORY_Z_STRONG`] ([`CATEGORY_Z_STRONG_EN`] for English categories) to its text,
-/// when a keyword phrase occurs in the title or short description, or at z ≥
+/// [`CATEGORY_Z_STRONG`] ([`CATEGORY_Z_STRONG_EN`] for English categories) to its text
+/// that is also near the best z of the other categories ([`near_the_closest`]), when a keyword phrase occurs in the title or short description, or at z ≥
 /// [`CATEGORY_Z_WEAK`] with a keyword phrase in the full text.
 pub fn categorize(
     engine: &Engine,
@@ -255,10 +268,12 @@ pub fn categorize(
         .map(|&g| {
             let grant = &cat.grants[g as usize];
             let (head, all) = grant_terms(grant);
+            let zs: Vec<f32> = prepared.iter().map(|p| p.z(g)).collect();
             let ids = categories
                 .iter()
                 .zip(&prepared)
-                .filter(|(_, p)| {
+                .enumerate()
+                .filter(|(i, (_, p))| {
                     let in_head = p
                         .phrases
                         .iter()
@@ -272,14 +287,16 @@ pub fn categorize(
                     if p.excludes(cat, g) {
                         return false;
                     }
-                    let z = p.z(g);
+                    let z = zs[*i];
                     let in_all = p
                         .phrases
                         .iter()
                         .any(|ph| ph.iter().all(|t| term_in(t, &all)));
-                    z >= p.strong_z || in_head || (z >= CATEGORY_Z_WEAK && in_all)
+                    (z >= p.strong_z && near_the_closest(&zs, *i))
+                        || in_head
+                        || (z >= CATEGORY_Z_WEAK && in_all)
                 })
-                .map(|(c, _)| c.id)
+                .map(|(_, (c, _))| c.id)
                 .collect();
             (g, ids)
         })
@@ -388,6 +405,19 @@ mod tests {
             .find(|&g| cat.facts(g).kind.value == ProgrammeKind::ResearchCall)
             .expect("a research call");
         assert!(p.excludes(cat, research));
+    }
+
+    #[test]
+    fn similarity_alone_assigns_only_a_category_near_the_closest() {
+        // "Health" at z 2.0 next to "R&D" at 3.0: the programme is about R&D.
+        let zs = [3.0, 2.0, 2.6];
+        assert!(near_the_closest(&zs, 0));
+        assert!(!near_the_closest(&zs, 1));
+        assert!(near_the_closest(&zs, 2), "within the margin of the closest");
+        assert!(
+            near_the_closest(&[1.0], 0),
+            "a single category has no rival"
+        );
     }
 
     #[test]
