@@ -5,7 +5,9 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
+use utoipa::ToSchema;
 
 /// Errors of the server's own operations (database, configuration).
 #[derive(Debug, thiserror::Error)]
@@ -20,56 +22,140 @@ pub enum ServerError {
     Engine(#[from] grantmatch_engine::Error),
 }
 
-/// An error answer of the API.
+// The OpenAPI document's `ErrorCode` schema is this enum, so the doc comment below is
+// API documentation.
+/// Machine-readable error codes; each code always comes with the same HTTP status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// 400: an invalid parameter value, a malformed JSON body or a missing required field; the message names the parameter or field.
+    BadRequest,
+    /// 401: missing, malformed, unknown or revoked bearer token.
+    Unauthorized,
+    /// 403: the token lacks the scope of the endpoint; the message names the scope.
+    InsufficientScope,
+    /// 403: a filter value lies outside the partner's assigned regions or grant areas.
+    OutOfScope,
+    /// 404: unknown resource, resource outside the partner scope, or unknown path.
+    NotFound,
+    /// 405: the path exists but not with this method.
+    MethodNotAllowed,
+    /// 413: the request body is larger than the limit.
+    PayloadTooLarge,
+    /// 415: a request body without `Content-Type: application/json`.
+    UnsupportedMediaType,
+    /// 429: a rate limit was exceeded; see `retry_after` and the `Retry-After` header.
+    RateLimitExceeded,
+    /// 500: an internal error (details only in the server log).
+    InternalError,
+    /// 503: matching temporarily unavailable (model loading, no embeddings, queue full).
+    ServiceUnavailable,
+    /// 503: the request took longer than the server's time limit and was aborted.
+    Timeout,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 12] = [
+        Self::BadRequest,
+        Self::Unauthorized,
+        Self::InsufficientScope,
+        Self::OutOfScope,
+        Self::NotFound,
+        Self::MethodNotAllowed,
+        Self::PayloadTooLarge,
+        Self::UnsupportedMediaType,
+        Self::RateLimitExceeded,
+        Self::InternalError,
+        Self::ServiceUnavailable,
+        Self::Timeout,
+    ];
+
+    /// The HTTP status every response with this code has.
+    pub const fn status(self) -> StatusCode {
+        match self {
+            Self::BadRequest => StatusCode::BAD_REQUEST,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::InsufficientScope | Self::OutOfScope => StatusCode::FORBIDDEN,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::RateLimitExceeded => StatusCode::TOO_MANY_REQUESTS,
+            Self::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::ServiceUnavailable | Self::Timeout => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// The code as it appears in the body (`bad_request` …).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::BadRequest => "bad_request",
+            Self::Unauthorized => "unauthorized",
+            Self::InsufficientScope => "insufficient_scope",
+            Self::OutOfScope => "out_of_scope",
+            Self::NotFound => "not_found",
+            Self::MethodNotAllowed => "method_not_allowed",
+            Self::PayloadTooLarge => "payload_too_large",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::RateLimitExceeded => "rate_limit_exceeded",
+            Self::InternalError => "internal_error",
+            Self::ServiceUnavailable => "service_unavailable",
+            Self::Timeout => "timeout",
+        }
+    }
+}
+
+/// An error answer of the API; its status is its code's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
-    pub status: StatusCode,
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
     pub retry_after: Option<u64>,
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ApiError {
-            status,
             code,
             message: message.into(),
             retry_after: None,
         }
     }
+    pub fn status(&self) -> StatusCode {
+        self.code.status()
+    }
     pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "bad_request", message)
+        Self::new(ErrorCode::BadRequest, message)
     }
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+        Self::new(ErrorCode::Unauthorized, message)
     }
     pub fn insufficient_scope(scope: &str) -> Self {
         Self::new(
-            StatusCode::FORBIDDEN,
-            "insufficient_scope",
+            ErrorCode::InsufficientScope,
             format!("this token lacks the scope `{scope}`"),
         )
     }
     pub fn out_of_scope(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::FORBIDDEN, "out_of_scope", message)
+        Self::new(ErrorCode::OutOfScope, message)
     }
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", message)
+        Self::new(ErrorCode::NotFound, message)
+    }
+    pub fn method_not_allowed() -> Self {
+        Self::new(
+            ErrorCode::MethodNotAllowed,
+            "this method is not allowed on this endpoint",
+        )
     }
     pub fn internal() -> Self {
         Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
+            ErrorCode::InternalError,
             "an internal error occurred; it has been logged",
         )
     }
     pub fn service_unavailable(message: impl Into<String>) -> Self {
-        Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "service_unavailable",
-            message,
-        )
+        Self::new(ErrorCode::ServiceUnavailable, message)
     }
 }
 
@@ -138,16 +224,16 @@ pub const RETRY_AFTER_UNAVAILABLE: u64 = 5;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let status = self.status();
         let mut error = json!({ "code": self.code, "message": self.message });
         if let Some(s) = self.retry_after {
             error["retry_after"] = json!(s);
         }
-        let mut resp = (self.status, axum::Json(json!({ "error": error }))).into_response();
+        let mut resp = (status, axum::Json(json!({ "error": error }))).into_response();
         // Every 503 tells the client when to retry; a 429 says exactly when.
-        let retry =
-            self.retry_after
-                .or((self.status == StatusCode::SERVICE_UNAVAILABLE)
-                    .then_some(RETRY_AFTER_UNAVAILABLE));
+        let retry = self
+            .retry_after
+            .or((status == StatusCode::SERVICE_UNAVAILABLE).then_some(RETRY_AFTER_UNAVAILABLE));
         if let Some(s) = retry {
             if let Ok(v) = HeaderValue::from_str(&s.to_string()) {
                 resp.headers_mut().insert(header::RETRY_AFTER, v);

@@ -3,7 +3,10 @@
 //! The HTTP API of grantmatch (axum). [`app`] builds the router over an [`AppState`]
 //! (the loaded engine plus the SQLite database of partners and tokens); [`serve`] runs
 //! it on a socket with graceful shutdown. The server alone maps errors to HTTP
-//! ([`error::ApiError`]): every error has the spec's `{"error": {"code", "message"}}`.
+//! ([`error::ApiError`]): every error has the spec's `{"error": {"code", "message"}}`,
+//! its code is one [`error::ErrorCode`] (which fixes the status and is the OpenAPI
+//! schema), and JSON bodies come through [`extract::ApiJson`], whose rejections are
+//! such errors (413, 415, 400).
 //! Outside `/api/v1` and without a token: `/health`, `/health/ready` and `/metrics`
 //! ([`metrics`], or on its own address with [`serve`]'s `metrics_addr`).
 
@@ -12,6 +15,7 @@ pub mod clock;
 pub mod dashboard;
 pub mod db;
 pub mod error;
+pub mod extract;
 pub mod ledger;
 pub mod listen;
 pub mod mailer;
@@ -33,7 +37,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -264,13 +267,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/matching/{id}/results", get(matching::results))
         .route("/usage/stats", get(usage::get_stats))
         .route("/usage/quota", get(usage::get_quota))
-        .method_not_allowed_fallback(|| async {
-            ApiError::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method_not_allowed",
-                "this method is not allowed on this endpoint",
-            )
-        })
+        .method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
         .fallback(not_found)
         // Inside the ledger layer, so that a panic is recorded as a 500.
         .layer(CatchPanicLayer::custom(panic_response))

@@ -5,12 +5,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{OriginalUri, Request, State};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::auth::authenticate;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::ledger::{endpoint_label, LedgerRow};
 use crate::routes::matching::OrganizationId;
 use crate::usage::MATCHING_ENDPOINT;
@@ -40,8 +40,7 @@ async fn bounded(
         Err(_) => {
             tracing::warn!("request timed out");
             ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "timeout",
+                ErrorCode::Timeout,
                 "the request took too long and was aborted; retry later",
             )
             .into_response()
@@ -68,7 +67,7 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
     // recorded) as such, never taken for a missing token.
     let (caller, store_failure) = match authenticate(&state, req.headers()) {
         Ok(c) => (Some(c), None),
-        Err(e) if e.status.is_server_error() => {
+        Err(e) if e.status().is_server_error() => {
             tracing::error!(error = %e.message, "authentication failed");
             (None, Some(e))
         }
@@ -86,8 +85,7 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
         (Some(e), _) => e.into_response(),
         (None, Some(retry)) => {
             let mut e = ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "rate_limit_exceeded",
+                ErrorCode::RateLimitExceeded,
                 format!("rate limit exceeded: retry in {retry} s"),
             );
             e.retry_after = Some(retry);
@@ -135,6 +133,7 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::StatusCode;
 
     #[tokio::test(start_paused = true)]
     async fn a_stalled_handler_gets_a_timeout_error_body() {

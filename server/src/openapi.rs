@@ -23,14 +23,13 @@ pub mod schemas;
 
 use std::sync::OnceLock;
 
-use axum::http::StatusCode;
 use axum::Router;
 use serde_json::{json, Map, Value};
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 
 /// Path of the OpenAPI document.
 pub const OPENAPI_PATH: &str = "/api/v1/openapi.json";
@@ -244,45 +243,47 @@ pub const REQUEST_EXAMPLES: &[(&str, &str, &str)] = &[(
     include_str!("openapi/examples/createMatching.request.json"),
 )];
 
-/// Example errors of a status: (code, message).
-type ErrorExamples = &'static [(&'static str, &'static str)];
+/// Example errors of a status: (code, message); every code's status is the status of
+/// its entry (checked by a test).
+type ErrorExamples = &'static [(ErrorCode, &'static str)];
 
 /// Reusable error responses: component name, status, description, example errors
 /// taken from the server's messages.
 const ERROR_RESPONSES: &[(&str, u16, &str, ErrorExamples)] = &[
     ("BadRequest", 400, "Invalid parameter value or request body; the message names the parameter or field.", &[
-        ("bad_request", "per_page: must be between 1 and 100"),
-        ("bad_request", "region_ids[]: `bayern` is not a UUID"),
-        ("bad_request", "organization_profile.description is required"),
+        (ErrorCode::BadRequest, "per_page: must be between 1 and 100"),
+        (ErrorCode::BadRequest, "region_ids[]: `bayern` is not a UUID"),
+        (ErrorCode::BadRequest, "organization_profile.description is required"),
     ]),
     ("Unauthorized", 401, "Missing, malformed, unknown or revoked bearer token.", &[
-        ("unauthorized", "missing Authorization header (expected `Bearer <token>`)"),
-        ("unauthorized", "invalid or revoked token"),
+        (ErrorCode::Unauthorized, "missing Authorization header (expected `Bearer <token>`)"),
+        (ErrorCode::Unauthorized, "invalid or revoked token"),
     ]),
-    ("Forbidden", 403, "The token lacks the scope of the endpoint.", &[
-        ("insufficient_scope", "this token lacks the scope `grants:read`"),
+    ("Forbidden", 403, "The token lacks the scope of the endpoint (`insufficient_scope`), or a filter value lies outside the partner's regions or grant areas (`out_of_scope`).", &[
+        (ErrorCode::InsufficientScope, "this token lacks the scope `grants:read`"),
+        (ErrorCode::OutOfScope, "region_ids[]: 1b0c5c0e-8f3e-4a36-9d43-4c1c2f1e7a10 is outside the partner's scope"),
     ]),
     ("NotFound", 404, "No such resource (or outside the partner scope).", &[
-        ("not_found", "no grant `no-such-programme`"),
+        (ErrorCode::NotFound, "no grant `no-such-programme`"),
     ]),
     ("MethodNotAllowed", 405, "The path exists, but not with this method.", &[
-        ("method_not_allowed", "this method is not allowed on this endpoint"),
+        (ErrorCode::MethodNotAllowed, "this method is not allowed on this endpoint"),
     ]),
     ("PayloadTooLarge", 413, "The request body is larger than the limit (64 KiB by default).", &[
-        ("payload_too_large", "the request body is larger than the limit (64 KiB by default)"),
+        (ErrorCode::PayloadTooLarge, "the request body is larger than the limit (64 KiB by default)"),
     ]),
     ("UnsupportedMediaType", 415, "The request body is not sent as `Content-Type: application/json`.", &[
-        ("unsupported_media_type", "the request body must be JSON with Content-Type: application/json"),
+        (ErrorCode::UnsupportedMediaType, "the request body must be JSON with Content-Type: application/json"),
     ]),
     ("TooManyRequests", 429, "A rate limit was exceeded; wait `retry_after` seconds.", &[
-        ("rate_limit_exceeded", "rate limit exceeded: retry in 12 s"),
+        (ErrorCode::RateLimitExceeded, "rate limit exceeded: retry in 12 s"),
     ]),
     ("InternalError", 500, "An internal error; details are only in the server log.", &[
-        ("internal_error", "an internal error occurred; it has been logged"),
+        (ErrorCode::InternalError, "an internal error occurred; it has been logged"),
     ]),
     ("ServiceUnavailable", 503, "The request took longer than the server's time limit (`timeout`), or a service is temporarily unavailable (`service_unavailable`).", &[
-        ("timeout", "the request took too long and was aborted; retry later"),
-        ("service_unavailable", "matching is starting: the embedding model is being loaded, retry in a few seconds"),
+        (ErrorCode::Timeout, "the request took too long and was aborted; retry later"),
+        (ErrorCode::ServiceUnavailable, "matching is starting: the embedding model is being loaded, retry in a few seconds"),
     ]),
 ];
 
@@ -305,7 +306,10 @@ fn named_examples(items: impl Iterator<Item = (String, Value)>) -> Value {
 fn error_examples(status: u16) -> Option<Value> {
     let (_, _, _, examples) = ERROR_RESPONSES.iter().find(|e| e.1 == status)?;
     Some(named_examples(examples.iter().map(|(code, message)| {
-        (code.to_string(), error_example(status, code, message))
+        (
+            code.as_str().to_string(),
+            error_example(status, code.as_str(), message),
+        )
     })))
 }
 
@@ -482,11 +486,26 @@ fn complete_operation(op: &mut Value, has_id: bool) {
 /// authentication. Other methods on these paths are 405 with the error body.
 pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
     let ui = SwaggerUi::new(DOCS_PATH).external_url_unchecked(OPENAPI_PATH, document().clone());
-    Router::<S>::from(ui).method_not_allowed_fallback(|| async {
-        ApiError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
-            "this method is not allowed on this endpoint",
-        )
-    })
+    Router::<S>::from(ui).method_not_allowed_fallback(|| async { ApiError::method_not_allowed() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented error responses list every code under its own status.
+    #[test]
+    fn error_examples_follow_the_codes() {
+        for (name, status, _, examples) in ERROR_RESPONSES {
+            for (code, _) in *examples {
+                assert_eq!(code.status().as_u16(), *status, "{name}: {code:?}");
+            }
+        }
+        for code in ErrorCode::ALL {
+            let shown = ERROR_RESPONSES
+                .iter()
+                .any(|(_, _, _, examples)| examples.iter().any(|(c, _)| *c == code));
+            assert!(shown, "{code:?} has no example");
+        }
+    }
 }

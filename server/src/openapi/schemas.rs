@@ -24,35 +24,7 @@ use uuid::Uuid;
 // Errors
 // ---------------------------------------------------------------------------------
 
-/// Machine-readable error codes.
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    /// 400: an invalid parameter value, a malformed JSON body or a missing required field; the message names the parameter or field.
-    BadRequest,
-    /// 401: missing, malformed, unknown or revoked bearer token.
-    Unauthorized,
-    /// 403: the token lacks the scope of the endpoint; the message names the scope.
-    InsufficientScope,
-    /// 403: a filter value lies outside the partner's assigned regions or grant areas.
-    OutOfScope,
-    /// 404: unknown resource, resource outside the partner scope, or unknown path.
-    NotFound,
-    /// 405: the path exists but not with this method.
-    MethodNotAllowed,
-    /// 413: the request body is larger than the limit.
-    PayloadTooLarge,
-    /// 415: a request body without `Content-Type: application/json`.
-    UnsupportedMediaType,
-    /// 429: a rate limit was exceeded; see `retry_after` and the `Retry-After` header.
-    RateLimitExceeded,
-    /// 500: an internal error (details only in the server log).
-    InternalError,
-    /// 503: matching temporarily unavailable (model loading, no embeddings, queue full).
-    ServiceUnavailable,
-    /// 503: the request took longer than the server's time limit and was aborted.
-    Timeout,
-}
+pub use crate::error::ErrorCode;
 
 /// The `error` object of every error response.
 #[derive(ToSchema, Deserialize)]

@@ -8,8 +8,6 @@
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -21,6 +19,7 @@ use uuid::Uuid;
 use super::PathId;
 use crate::auth::Caller;
 use crate::error::ApiError;
+use crate::extract::ApiJson;
 use crate::matcher::{complete_pending, compute};
 use crate::matching_store::{MatchingRecord, COMPLETED, PENDING};
 use crate::params::clip;
@@ -36,48 +35,14 @@ fn wants_async(headers: &HeaderMap) -> bool {
         .any(|p| p.trim().eq_ignore_ascii_case("respond-async"))
 }
 
-/// Parses the JSON body: 415 without a JSON content type, 400 for malformed JSON.
-pub fn json_body(headers: &HeaderMap, body: &Bytes) -> Result<Value, ApiError> {
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let mime = ct
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    if mime != "application/json" && !mime.ends_with("+json") {
-        return Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "the request body must be JSON with Content-Type: application/json",
-        ));
-    }
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("malformed JSON body: {e}")))
-}
-
 pub async fn create(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: Result<ApiJson<Value>, ApiError>,
 ) -> Result<Response, ApiError> {
     caller.require("matching:use")?;
-    let body = body.map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                "the request body is larger than the limit (64 KiB by default)",
-            )
-        } else {
-            ApiError::bad_request(format!("cannot read the request body: {e}"))
-        }
-    })?;
-    let value = json_body(&headers, &body)?;
+    let ApiJson(value) = body?;
     let input = MatchInput::from_value(value.clone())?;
     let profile = input.resolve(&state.engine.catalogue)?;
     let embedder = state.matcher.embedder()?;

@@ -5,6 +5,7 @@
 //! Cases: `PROPTEST_CASES` (default 1,000 per property).
 
 use axum::http::{StatusCode, Uri};
+use grantmatch_server::error::ErrorCode;
 use grantmatch_server::params::Params;
 use proptest::prelude::*;
 
@@ -97,8 +98,8 @@ fn assert_names(
     name: &str,
 ) {
     if let Err(e) = result {
-        assert_eq!(e.status, StatusCode::BAD_REQUEST, "{name}: {e:?}");
-        assert_eq!(e.code, "bad_request");
+        assert_eq!(e.status(), StatusCode::BAD_REQUEST, "{name}: {e:?}");
+        assert_eq!(e.code, ErrorCode::BadRequest);
         assert!(
             e.message.starts_with(&format!("{name}:"))
                 || e.message.starts_with(&format!("{name}[]:")),
@@ -124,7 +125,7 @@ proptest! {
         assert_names(p.q(), "q");
         // page/per_page: the message names whichever of the two is wrong.
         if let Err(e) = p.page(100) {
-            prop_assert_eq!(e.status, StatusCode::BAD_REQUEST);
+            prop_assert_eq!(e.status(), StatusCode::BAD_REQUEST);
             prop_assert!(e.message.starts_with("page:") || e.message.starts_with("per_page:"), "{}", e.message);
         }
         if let Ok(r) = p.page(100) {
@@ -172,6 +173,6 @@ fn ten_thousand_region_ids_are_one_error() {
         .collect::<Vec<_>>()
         .join("&");
     let e = Params::parse(Some(&q)).uuids("region_ids").unwrap_err();
-    assert_eq!(e.status, StatusCode::BAD_REQUEST);
+    assert_eq!(e.status(), StatusCode::BAD_REQUEST);
     assert!(e.message.starts_with("region_ids[]:"), "{}", e.message);
 }
