@@ -419,7 +419,7 @@ fn run(cli: Cli) -> Result<()> {
             let p = db
                 .find_partner(&partner)?
                 .ok_or_else(|| anyhow!("unknown partner `{partner}`"))?;
-            let period = parse_period(Some(&period)).map_err(|e| anyhow!(e.message))?;
+            let period = parse_period(Some(&period))?;
             let now = chrono::Utc::now();
             let since = period_start(period, now).ok_or_else(|| anyhow!("bad period"))?;
             let policy = QuotaPolicy {

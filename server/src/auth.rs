@@ -9,7 +9,7 @@ use grantmatch_engine::{Engine, ResolvedScope, Scope};
 use uuid::Uuid;
 
 use crate::db::{Db, Partner};
-use crate::error::ApiError;
+use crate::error::{ApiError, ServerError};
 use crate::AppState;
 
 /// A partner with its scope resolved against the loaded catalogue.
@@ -31,7 +31,7 @@ impl PartnerCache {
         engine: &Engine,
         db: &Db,
         id: Uuid,
-    ) -> Result<Option<Arc<PartnerCtx>>, ApiError> {
+    ) -> Result<Option<Arc<PartnerCtx>>, ServerError> {
         if let Some(ctx) = self.map.read().unwrap_or_else(|p| p.into_inner()).get(&id) {
             return Ok(Some(ctx.clone()));
         }

@@ -20,6 +20,10 @@ pub enum ServerError {
     Io(String),
     #[error(transparent)]
     Engine(#[from] grantmatch_engine::Error),
+    #[error(transparent)]
+    Unavailable(#[from] crate::matcher::Unavailable),
+    #[error("background task: {0}")]
+    Task(String),
 }
 
 // The OpenAPI document's `ErrorCode` schema is this enum, so the doc comment below is
@@ -164,11 +168,18 @@ impl From<ServerError> for ApiError {
         match e {
             ServerError::Invalid(m) => ApiError::bad_request(m),
             ServerError::Engine(e) => e.into(),
+            ServerError::Unavailable(u) => u.into(),
             other => {
                 tracing::error!(error = %other, "internal error");
                 ApiError::internal()
             }
         }
+    }
+}
+
+impl From<crate::matcher::Unavailable> for ApiError {
+    fn from(e: crate::matcher::Unavailable) -> Self {
+        ApiError::service_unavailable(e.to_string())
     }
 }
 

@@ -10,8 +10,21 @@ use serde_json::{json, Value};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ServerError};
 use crate::AppState;
+
+/// Why matching cannot take a request now (the API answers 503 with this message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Unavailable {
+    #[error("matching is starting: the embedding model is being loaded, retry in a few seconds")]
+    ModelLoading,
+    #[error(
+        "matching is unavailable: the embedding model could not be loaded (see the server log)"
+    )]
+    ModelFailed,
+    #[error("matching is busy: too many requests in progress, retry shortly")]
+    Busy,
+}
 
 /// Matching requests computed or waiting at once; more are refused with 503.
 pub const DEFAULT_QUEUE_CAPACITY: usize = 64;
@@ -59,20 +72,21 @@ impl Matcher {
         }
     }
 
-    /// The loaded model, or 503 explaining why matching is unavailable.
-    pub fn embedder(&self) -> Result<Arc<Embedder>, ApiError> {
+    /// The loaded model, or why matching is unavailable.
+    pub fn embedder(&self) -> Result<Arc<Embedder>, Unavailable> {
         if let Some(e) = self.embedder.get() {
             return Ok(e.clone());
         }
-        let why = self
+        let failed = self
             .load_error
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        Err(ApiError::service_unavailable(match why {
-            Some(_) => "matching is unavailable: the embedding model could not be loaded (see the server log)".to_string(),
-            None => "matching is starting: the embedding model is being loaded, retry in a few seconds".to_string(),
-        }))
+            .is_some();
+        Err(if failed {
+            Unavailable::ModelFailed
+        } else {
+            Unavailable::ModelLoading
+        })
     }
 
     /// Matching requests holding a place in the work queue now.
@@ -80,13 +94,12 @@ impl Matcher {
         self.capacity - self.queue.available_permits()
     }
 
-    /// A place in the work queue, or 503 when it is full.
-    pub fn slot(&self) -> Result<OwnedSemaphorePermit, ApiError> {
-        self.queue.clone().try_acquire_owned().map_err(|_| {
-            ApiError::service_unavailable(
-                "matching is busy: too many requests in progress, retry shortly",
-            )
-        })
+    /// A place in the work queue, or [`Unavailable::Busy`] when it is full.
+    pub fn slot(&self) -> Result<OwnedSemaphorePermit, Unavailable> {
+        self.queue
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| Unavailable::Busy)
     }
 }
 
@@ -120,19 +133,16 @@ pub async fn compute(
     embedder: Arc<Embedder>,
     scope: ResolvedScope,
     input: MatchInput,
-) -> Result<Value, ApiError> {
+) -> Result<Value, ServerError> {
     let engine = state.engine.clone();
     let options = state.matcher.options;
     let today = state.clock.today();
     tokio::task::spawn_blocking(move || {
         let (_, matches) = engine.match_profile(&embedder, &scope, &input, &options, today)?;
-        Ok::<_, ApiError>(results_json(&engine, &matches))
+        Ok::<_, ServerError>(results_json(&engine, &matches))
     })
     .await
-    .map_err(|e| {
-        tracing::error!(error = %e, "matching task failed");
-        ApiError::internal()
-    })?
+    .map_err(|e| ServerError::Task(format!("matching: {e}")))?
 }
 
 /// Completes a stored pending request (asynchronous form, or after a restart).
@@ -143,22 +153,30 @@ pub async fn complete_pending(
 ) {
     let _permit = permit;
     let outcome = async {
-        let record = state.db.matching(id)?.ok_or_else(ApiError::internal)?;
+        let record = state
+            .db
+            .matching(id)?
+            .ok_or_else(|| ServerError::Task(format!("matching request {id} vanished")))?;
         let partner = state
             .partners
             .get(&state.engine, &state.db, record.partner_id)?
-            .ok_or_else(ApiError::internal)?;
+            .ok_or_else(|| {
+                ServerError::Task(format!("partner of matching request {id} vanished"))
+            })?;
         let input = MatchInput::from_value(record.request.clone())?;
         let embedder = state.matcher.embedder()?;
         compute(&state, embedder, partner.scope.clone(), input).await
     }
     .await;
-    let stored = match &outcome {
+    let stored = match outcome {
         Ok(results) => {
             let n = results.as_array().map_or(0, Vec::len) as i64;
-            state.db.finish_matching(id, Ok((results, n)))
+            state.db.finish_matching(id, Ok((&results, n)))
         }
-        Err(e) => state.db.finish_matching(id, Err(&e.message)),
+        // What the partner reads: the API's message (internal details only in the log).
+        Err(e) => state
+            .db
+            .finish_matching(id, Err(&ApiError::from(e).message)),
     };
     if let Err(e) = stored {
         tracing::error!(%id, error = %e, "cannot store matching outcome");

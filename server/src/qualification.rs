@@ -717,11 +717,7 @@ pub async fn assess_partner(
     let Ok(embedder) = state.matcher.embedder() else {
         return Ok(Outcome::ModelNotReady);
     };
-    let Some(ctx) = state
-        .partners
-        .get(&state.engine, &state.db, partner)
-        .map_err(|e| ServerError::Invalid(e.message))?
-    else {
+    let Some(ctx) = state.partners.get(&state.engine, &state.db, partner)? else {
         return Ok(Outcome::Done {
             version: 0,
             assessed: 0,

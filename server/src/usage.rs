@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use uuid::Uuid;
 
 use crate::db::{Db, Partner};
-use crate::error::{ApiError, ServerError};
+use crate::error::ServerError;
 use crate::quota::{percentage, quarter_of, tier_allowance};
 
 pub const MATCHING_ENDPOINT: &str = "POST /api/v1/matching";
@@ -287,10 +287,10 @@ pub fn mark_sent(
 }
 
 /// Validates the `period` query value (default quarter).
-pub fn parse_period(p: Option<&str>) -> Result<&str, ApiError> {
+pub fn parse_period(p: Option<&str>) -> Result<&str, ServerError> {
     match p.unwrap_or("quarter") {
         v @ ("day" | "week" | "month" | "quarter" | "year") => Ok(v),
-        other => Err(ApiError::bad_request(format!(
+        other => Err(ServerError::Invalid(format!(
             "period: `{}` is not one of day, week, month, quarter, year",
             crate::params::clip(other)
         ))),

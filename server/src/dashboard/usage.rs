@@ -44,7 +44,7 @@ async fn load(
         .find(|(k, _)| k == "period")
         .map(|(_, v)| v.into_owned());
     let period = parse_period(period.as_deref())
-        .map_err(|e| LoadError::BadPeriod(e.message))?
+        .map_err(|e| LoadError::BadPeriod(e.to_string()))?
         .to_string();
     let since = period_start(&period, state.clock.now())
         .ok_or_else(|| LoadError::Failed("no start of the period".into()))?;
