@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use grantmatch_engine::metrics::{ndcg, recall};
+use grantmatch_engine::metrics::{parse_qrels_tsv, score_ranking, Judged, RECALL_AT};
 use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
@@ -87,7 +87,7 @@ struct EvalProfile {
 }
 
 /// Graded judgements: profile id → grant slug → grade.
-type Qrels = HashMap<String, HashMap<String, u32>>;
+type Qrels = HashMap<String, Judged>;
 
 fn load_eval(dir: &Path) -> Result<(Vec<EvalProfile>, Qrels)> {
     let path = dir.join("profiles.json");
@@ -108,17 +108,7 @@ fn load_eval(dir: &Path) -> Result<(Vec<EvalProfile>, Qrels)> {
     let path = dir.join("qrels.tsv");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let mut qrels: Qrels = HashMap::new();
-    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
-        let cols: Vec<&str> = line.split('\t').collect();
-        if cols.len() != 3 {
-            return Err(anyhow!("qrels.tsv: malformed line `{line}`"));
-        }
-        qrels
-            .entry(cols[0].to_string())
-            .or_default()
-            .insert(cols[1].to_string(), cols[2].trim().parse()?);
-    }
+    let qrels = parse_qrels_tsv(&text).with_context(|| path.display().to_string())?;
     Ok((profiles, qrels))
 }
 
@@ -140,12 +130,8 @@ pub fn run_eval(
     let mut by_grade: [Vec<f64>; 4] = Default::default();
     for p in &profiles {
         let judged = qrels.get(&p.id).cloned().unwrap_or_default();
-        let (resolved, matches) =
-            engine.match_profile(&embedder, &scope, &p.input, options, day)?;
-        let ranked: Vec<String> = matches
-            .iter()
-            .map(|m| cat.grants[m.grant as usize].slug.clone())
-            .collect();
+        let (resolved, matches, score) =
+            engine.evaluate_profile(&embedder, &scope, &p.input, &judged, options, day, 10)?;
         for m in &matches {
             let grade = judged
                 .get(&cat.grants[m.grant as usize].slug)
@@ -158,11 +144,12 @@ pub fn run_eval(
             .bm25_rank(&scope, &resolved.query_text, usize::MAX)?
             .into_iter()
             .filter(|&g| passes_filters(cat, &resolved, g, day))
-            .take(25)
+            .take(RECALL_AT)
             .map(|g| cat.grants[g as usize].slug.clone())
             .collect();
-        let (n, r) = (ndcg(&ranked, &judged, 10), recall(&ranked, &judged, 25));
-        let (bn, br) = (ndcg(&baseline, &judged, 10), recall(&baseline, &judged, 25));
+        let (n, r) = (score.ndcg, score.recall);
+        let bm25 = score_ranking(baseline, &judged, 10);
+        let (bn, br) = (bm25.ndcg, bm25.recall);
         let locale = if resolved.locale == Locale::En {
             "en"
         } else {

@@ -4,7 +4,10 @@
 //! vocabularies ([`catalogue`], [`model`]), the import format and its validation
 //! ([`records`]), atomic on-disk snapshots ([`store`]), German full-text search
 //! ([`search`], [`text`]), partner scopes ([`scope`]) and listing with filters
-//! ([`query`]).
+//! ([`query`]); grant facts ([`facts`]), matching ([`matching`], [`profile`]),
+//! qualification and custom categories ([`qualify`]); the evaluation of matching on
+//! judged profiles ([`Engine::evaluate_profile`], [`metrics`]), which the CLI's `eval`
+//! and Python's `evaluate` share.
 //!
 //! No I/O framework lives here: plain data in, plain data out. Front-ends (server,
 //! CLI, Python) hold an [`Engine`] and call it.
@@ -240,6 +243,29 @@ impl Engine {
             .collect();
         let matches = self.rank(scope, &profile, &query, options, today)?;
         Ok((profile, matches))
+    }
+
+    /// Matches one labelled profile and scores the ranking against its judgements
+    /// (nDCG@`k`, Recall@25): the evaluation step of `grantmatch eval` and the Python
+    /// `evaluate`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn evaluate_profile(
+        &self,
+        embedder: &embed::Embedder,
+        scope: &ResolvedScope,
+        input: &MatchInput,
+        judged: &metrics::Judged,
+        options: &MatchOptions,
+        today: chrono::NaiveDate,
+        k: usize,
+    ) -> Result<(ResolvedProfile, Vec<Match>, metrics::ProfileScore)> {
+        let (profile, matches) = self.match_profile(embedder, scope, input, options, today)?;
+        let ranked = matches
+            .iter()
+            .map(|m| self.catalogue.grants[m.grant as usize].slug.clone())
+            .collect();
+        let score = metrics::score_ranking(ranked, judged, k);
+        Ok((profile, matches, score))
     }
 
     /// BM25 ranking of the profile text over titles and descriptions (any term may

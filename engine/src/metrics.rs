@@ -1,6 +1,60 @@
-//! Ranking quality measures used by `grantmatch eval` and the Python `evaluate`.
+//! Ranking quality measures and the scoring of one profile's ranking against graded
+//! judgements: the evaluation shared by `grantmatch eval` and the Python `evaluate`
+//! (the ranking itself is [`crate::Engine::evaluate_profile`]).
 
 use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+
+/// Depth of Recall: the number of matches a request returns.
+pub const RECALL_AT: usize = 25;
+
+/// Graded judgements of one profile: grant slug → grade (0–3).
+pub type Judged = HashMap<String, u32>;
+
+/// One profile's ranking scored against its judgements.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileScore {
+    /// Grant slugs, best first.
+    pub ranked: Vec<String>,
+    /// nDCG at the depth asked for.
+    pub ndcg: f64,
+    /// Recall@[`RECALL_AT`].
+    pub recall: f64,
+    /// Judged grants, and those judged relevant (grade ≥ 1).
+    pub judged: usize,
+    pub relevant: usize,
+}
+
+/// Scores `ranked` (slugs, best first) against `judged`: nDCG@`k` and Recall@25.
+pub fn score_ranking(ranked: Vec<String>, judged: &Judged, k: usize) -> ProfileScore {
+    ProfileScore {
+        ndcg: ndcg(&ranked, judged, k),
+        recall: recall(&ranked, judged, RECALL_AT),
+        judged: judged.len(),
+        relevant: judged.values().filter(|g| **g >= 1).count(),
+        ranked,
+    }
+}
+
+/// Parses graded judgements in the TSV of `fixtures/eval/qrels.tsv`: a header line, then
+/// `profile_id<TAB>grant_slug<TAB>grade`.
+pub fn parse_qrels_tsv(text: &str) -> Result<HashMap<String, Judged>> {
+    let mut qrels: HashMap<String, Judged> = HashMap::new();
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let grade = match cols[..] {
+            [_, _, g] => g.trim().parse::<u32>().ok(),
+            _ => None,
+        }
+        .ok_or_else(|| Error::InvalidInput(format!("qrels: malformed line `{line}`")))?;
+        qrels
+            .entry(cols[0].to_string())
+            .or_default()
+            .insert(cols[1].to_string(), grade);
+    }
+    Ok(qrels)
+}
 
 /// nDCG@k with gains 2^grade − 1; `judged` maps item → grade (absent = 0).
 pub fn ndcg(ranked: &[String], judged: &HashMap<String, u32>, k: usize) -> f64 {
@@ -52,5 +106,18 @@ mod tests {
         assert_eq!(ndcg(&["x".into()], &judged, 10), 0.0);
         assert_eq!(recall(&["a".into(), "x".into()], &judged, 25), 0.5);
         assert_eq!(recall(&["a".into()], &HashMap::new(), 25), 0.0);
+        let s = score_ranking(vec!["b".into(), "a".into()], &judged, 1);
+        assert_eq!((s.judged, s.relevant, s.recall), (2, 2, 1.0));
+        assert!(s.ndcg < 0.5);
+    }
+
+    #[test]
+    fn qrels_parse_and_malformed_lines_are_named() {
+        let q = parse_qrels_tsv("profile_id\tgrant_slug\tgrade\np1\ta\t3\np1\tb\t1\n").unwrap();
+        assert_eq!(q["p1"]["a"], 3);
+        assert_eq!(q["p1"].len(), 2);
+        let e = parse_qrels_tsv("h\np1\ta\n").unwrap_err().to_string();
+        assert!(e.contains("p1\ta"), "{e}");
+        assert!(parse_qrels_tsv("h\np1\ta\tx\n").is_err());
     }
 }

@@ -822,6 +822,27 @@ impl PyEngine {
     }
 
     /// One matching with the GIL released.
+    /// [`grantmatch_engine::Engine::evaluate_profile`] without the GIL.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_evaluation(
+        &self,
+        py: Python<'_>,
+        embedder: &Embedder,
+        input: &MatchInput,
+        judged: &grantmatch_engine::metrics::Judged,
+        options: &MatchOptions,
+        today: NaiveDate,
+        k: usize,
+    ) -> grantmatch_engine::Result<grantmatch_engine::metrics::ProfileScore> {
+        let engine = &*self.engine;
+        let scope = &self.scope;
+        py.detach(|| {
+            engine
+                .evaluate_profile(embedder, scope, input, judged, options, today, k)
+                .map(|(_, _, score)| score)
+        })
+    }
+
     pub(crate) fn run_match(
         &self,
         py: Python<'_>,

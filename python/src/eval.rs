@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use grantmatch_engine::metrics::{ndcg, recall};
+use grantmatch_engine::metrics::{Judged, RECALL_AT};
 
 use grantmatch_engine::MatchInput;
 use pyo3::exceptions::PyTypeError;
@@ -15,9 +15,6 @@ use crate::convert::to_py;
 use crate::engine::{match_input, parse_today, PyEngine};
 use crate::errors::{self, invalid};
 use crate::options::{match_options, options_dict};
-
-/// Depth of the recall measure (the number of matches a request returns).
-const RECALL_AT: usize = 25;
 
 /// One profile of an evaluation: id, its split (`tune`/`heldout`) when given, the body.
 type EvalProfile = (String, Option<String>, MatchInput);
@@ -181,15 +178,15 @@ pub fn evaluate<'py>(
     let qrels = parse_qrels(engine, qrels)?;
     let options = match_options(options, weights, calibration)?;
     let today = parse_today(today)?;
-    let cat = &engine.engine.catalogue;
-    let empty = HashMap::new();
+    let empty = Judged::new();
     let ndcg_key = format!("ndcg@{k}");
     let recall_key = format!("recall@{RECALL_AT}");
     let mut rows = Vec::new();
     let (mut sum_n, mut sum_r) = (0.0, 0.0);
     for (id, split, input) in &profiles {
-        let matches = engine
-            .run_match(py, embedder, input, &options, today)
+        let judged = qrels.get(id).unwrap_or(&empty);
+        let score = engine
+            .run_evaluation(py, embedder, input, judged, &options, today, k)
             .map_err(|e| {
                 let err = errors::to_py(e);
                 PyErr::from_type(
@@ -197,25 +194,16 @@ pub fn evaluate<'py>(
                     format!("profile `{id}`: {}", err.value(py)),
                 )
             })?;
-        let ranked: Vec<String> = matches
-            .iter()
-            .map(|m| cat.grants[m.grant as usize].slug.clone())
-            .collect();
-        let judged = qrels.get(id).unwrap_or(&empty);
-        let (n, r) = (ndcg(&ranked, judged, k), recall(&ranked, judged, RECALL_AT));
-        sum_n += n;
-        sum_r += r;
+        sum_n += score.ndcg;
+        sum_r += score.recall;
         let mut row = serde_json::Map::new();
         row.insert("profile".into(), json!(id));
         row.insert("split".into(), json!(split));
-        row.insert(ndcg_key.clone(), json!(n));
-        row.insert(recall_key.clone(), json!(r));
-        row.insert("judged".into(), json!(judged.len()));
-        row.insert(
-            "relevant".into(),
-            json!(judged.values().filter(|g| **g >= 1).count()),
-        );
-        row.insert("ranked".into(), json!(ranked));
+        row.insert(ndcg_key.clone(), json!(score.ndcg));
+        row.insert(recall_key.clone(), json!(score.recall));
+        row.insert("judged".into(), json!(score.judged));
+        row.insert("relevant".into(), json!(score.relevant));
+        row.insert("ranked".into(), json!(score.ranked));
         rows.push(Value::Object(row));
     }
     let count = profiles.len().max(1) as f64;
