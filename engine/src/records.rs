@@ -97,41 +97,59 @@ impl CatalogueRecords {
     }
 
     fn validate(&self, p: &mut Problems) {
-        let regions = ids_of(
-            REGIONS_FILE,
-            self.regions.iter().map(|r| (r.id, &r.code, &r.slug)),
-            p,
-        );
-        let areas = ids_of(
-            GRANT_AREAS_FILE,
-            self.grant_areas.iter().map(|a| (a.id, &a.code, &a.slug)),
-            p,
-        );
-        let entities = ids_of(
-            ELIGIBLE_ENTITIES_FILE,
-            self.eligible_entities
-                .iter()
-                .map(|e| (e.id, &e.code, &e.slug)),
-            p,
-        );
-        let groups = ids_of(
-            TARGET_GROUPS_FILE,
-            self.target_groups.iter().map(|g| (g.id, &g.code, &g.slug)),
-            p,
-        );
-        let providers = ids_of(
-            GRANT_PROVIDERS_FILE,
-            self.grant_providers
-                .iter()
-                .map(|g| (g.id, &g.slug, &g.slug)),
-            p,
-        );
+        let known = self.known_ids(p);
+        self.validate_regions(p);
+        self.validate_areas(p);
+        self.validate_vocabularies(p);
+        self.validate_providers(p);
+        for (i, g) in self.grants.iter().enumerate() {
+            validate_grant(i + 1, g, &known, p);
+        }
+    }
+
+    /// The ids of every record kind (duplicate ids, codes and slugs are problems).
+    fn known_ids(&self, p: &mut Problems) -> Known {
+        let known = Known {
+            regions: ids_of(
+                REGIONS_FILE,
+                self.regions.iter().map(|r| (r.id, &r.code, &r.slug)),
+                p,
+            ),
+            areas: ids_of(
+                GRANT_AREAS_FILE,
+                self.grant_areas.iter().map(|a| (a.id, &a.code, &a.slug)),
+                p,
+            ),
+            entities: ids_of(
+                ELIGIBLE_ENTITIES_FILE,
+                self.eligible_entities
+                    .iter()
+                    .map(|e| (e.id, &e.code, &e.slug)),
+                p,
+            ),
+            groups: ids_of(
+                TARGET_GROUPS_FILE,
+                self.target_groups.iter().map(|g| (g.id, &g.code, &g.slug)),
+                p,
+            ),
+            providers: ids_of(
+                GRANT_PROVIDERS_FILE,
+                self.grant_providers
+                    .iter()
+                    .map(|g| (g.id, &g.slug, &g.slug)),
+                p,
+            ),
+        };
         ids_of(
             GRANTS_FILE,
             self.grants.iter().map(|g| (g.id, &g.slug, &g.slug)),
             p,
         );
+        known
+    }
 
+    /// Each region's parent is of the level above (continent → country → state).
+    fn validate_regions(&self, p: &mut Problems) {
         let region_type: HashMap<Uuid, RegionType> =
             self.regions.iter().map(|r| (r.id, r.region_type)).collect();
         for (i, r) in self.regions.iter().enumerate() {
@@ -184,7 +202,10 @@ impl CatalogueRecords {
                 p,
             );
         }
+    }
 
+    /// Grant areas have two levels: a parent is a top-level area.
+    fn validate_areas(&self, p: &mut Problems) {
         let area_parent: HashMap<Uuid, Option<Uuid>> = self
             .grant_areas
             .iter()
@@ -216,7 +237,10 @@ impl CatalogueRecords {
                 p,
             );
         }
+    }
 
+    /// Eligible entities and target groups: names, descriptions and aliases are not empty.
+    fn validate_vocabularies(&self, p: &mut Problems) {
         for (i, e) in self.eligible_entities.iter().enumerate() {
             non_empty(
                 ELIGIBLE_ENTITIES_FILE,
@@ -242,7 +266,9 @@ impl CatalogueRecords {
             );
             non_empty_all(TARGET_GROUPS_FILE, i + 1, "aliases", &g.aliases, p);
         }
+    }
 
+    fn validate_providers(&self, p: &mut Problems) {
         for (i, gp) in self.grant_providers.iter().enumerate() {
             let line = i + 1;
             non_empty(GRANT_PROVIDERS_FILE, line, &[("name", &gp.name)], p);
@@ -266,144 +292,172 @@ impl CatalogueRecords {
                 ("fax", &gp.fax),
                 ("city", &gp.city),
             ];
-            for (field, value) in opt {
-                if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
-                    p.push(
-                        GRANT_PROVIDERS_FILE,
-                        line,
-                        field,
-                        "must not be empty (omit it or use null)",
-                    );
-                }
-            }
+            no_empty_optionals(GRANT_PROVIDERS_FILE, line, &opt, p);
             if let Some(w) = &gp.website {
                 check_url(GRANT_PROVIDERS_FILE, line, "website", w, p);
             }
         }
+    }
+}
 
-        for (i, g) in self.grants.iter().enumerate() {
-            let line = i + 1;
-            non_empty(GRANTS_FILE, line, &[("title", &g.title)], p);
-            let opt = [
-                ("short_description", &g.short_description),
-                ("description", &g.description),
-                ("end_date_description", &g.end_date_description),
-                ("funding_amount", &g.funding_amount),
-                ("project_duration", &g.project_duration),
-                ("funding_rate", &g.funding_rate),
-                ("funding_goal", &g.funding_goal),
-                ("target_group_description", &g.target_group_description),
-                ("company_size", &g.company_size),
-                ("application_level", &g.application_level),
-                ("attribution", &g.attribution),
-            ];
-            for (field, value) in opt {
-                if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
-                    p.push(
-                        GRANTS_FILE,
-                        line,
-                        field,
-                        "must not be empty (omit it or use null)",
-                    );
-                }
-            }
-            if let Some(pid) = g.grant_provider_id {
-                if !providers.contains(&pid) {
-                    p.push(
-                        GRANTS_FILE,
-                        line,
-                        "grant_provider_id",
-                        format!("unknown grant provider {pid}"),
-                    );
-                }
-            }
-            if g.region_ids.is_empty() {
-                p.push(
-                    GRANTS_FILE,
-                    line,
-                    "region_ids",
-                    "at least one region is required",
-                );
-            }
-            refs(line, "region_ids", &g.region_ids, &regions, "region", p);
-            refs(
+/// The ids of the records a grant may refer to.
+struct Known {
+    regions: HashSet<Uuid>,
+    areas: HashSet<Uuid>,
+    entities: HashSet<Uuid>,
+    groups: HashSet<Uuid>,
+    providers: HashSet<Uuid>,
+}
+
+/// Optional texts, when given, are not empty.
+fn no_empty_optionals(
+    file: &str,
+    line: usize,
+    fields: &[(&str, &Option<String>)],
+    p: &mut Problems,
+) {
+    for (field, value) in fields {
+        if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            p.push(file, line, field, "must not be empty (omit it or use null)");
+        }
+    }
+}
+
+/// One grant (line `line` of the grants file): its texts, then the other checks.
+fn validate_grant(line: usize, g: &Grant, known: &Known, p: &mut Problems) {
+    non_empty(GRANTS_FILE, line, &[("title", &g.title)], p);
+    let opt = [
+        ("short_description", &g.short_description),
+        ("description", &g.description),
+        ("end_date_description", &g.end_date_description),
+        ("funding_amount", &g.funding_amount),
+        ("project_duration", &g.project_duration),
+        ("funding_rate", &g.funding_rate),
+        ("funding_goal", &g.funding_goal),
+        ("target_group_description", &g.target_group_description),
+        ("company_size", &g.company_size),
+        ("application_level", &g.application_level),
+        ("attribution", &g.attribution),
+    ];
+    no_empty_optionals(GRANTS_FILE, line, &opt, p);
+    grant_references(line, g, known, p);
+    grant_values(line, g, p);
+    grant_lists_and_links(line, g, p);
+}
+
+/// The provider, regions (at least one), areas, target groups and entities exist.
+fn grant_references(line: usize, g: &Grant, known: &Known, p: &mut Problems) {
+    if let Some(pid) = g.grant_provider_id {
+        if !known.providers.contains(&pid) {
+            p.push(
+                GRANTS_FILE,
                 line,
-                "grant_area_ids",
-                &g.grant_area_ids,
-                &areas,
-                "grant area",
-                p,
+                "grant_provider_id",
+                format!("unknown grant provider {pid}"),
             );
-            refs(
+        }
+    }
+    if g.region_ids.is_empty() {
+        p.push(
+            GRANTS_FILE,
+            line,
+            "region_ids",
+            "at least one region is required",
+        );
+    }
+    refs(
+        line,
+        "region_ids",
+        &g.region_ids,
+        &known.regions,
+        "region",
+        p,
+    );
+    refs(
+        line,
+        "grant_area_ids",
+        &g.grant_area_ids,
+        &known.areas,
+        "grant area",
+        p,
+    );
+    refs(
+        line,
+        "target_group_ids",
+        &g.target_group_ids,
+        &known.groups,
+        "target group",
+        p,
+    );
+    refs(
+        line,
+        "eligible_entity_ids",
+        &g.eligible_entity_ids,
+        &known.entities,
+        "eligible entity",
+        p,
+    );
+}
+
+/// The amount is a non-negative number, the end not before the start, the
+/// classification one of two.
+fn grant_values(line: usize, g: &Grant, p: &mut Problems) {
+    if let Some(m) = g.max_funding_amount {
+        if !(m.is_finite() && m >= 0.0) {
+            p.push(
+                GRANTS_FILE,
                 line,
-                "target_group_ids",
-                &g.target_group_ids,
-                &groups,
-                "target group",
-                p,
+                "max_funding_amount",
+                "must be a non-negative number",
             );
-            refs(
+        }
+    }
+    if let (Some(s), Some(e)) = (g.start_date, g.end_date) {
+        if e < s {
+            p.push(
+                GRANTS_FILE,
                 line,
-                "eligible_entity_ids",
-                &g.eligible_entity_ids,
-                &entities,
-                "eligible entity",
-                p,
+                "end_date",
+                format!("{e} is before start_date {s}"),
             );
-            if let Some(m) = g.max_funding_amount {
-                if !(m.is_finite() && m >= 0.0) {
-                    p.push(
-                        GRANTS_FILE,
-                        line,
-                        "max_funding_amount",
-                        "must be a non-negative number",
-                    );
-                }
-            }
-            if let (Some(s), Some(e)) = (g.start_date, g.end_date) {
-                if e < s {
-                    p.push(
-                        GRANTS_FILE,
-                        line,
-                        "end_date",
-                        format!("{e} is before start_date {s}"),
-                    );
-                }
-            }
-            if let Some(c) = &g.classification {
-                if c != "labelled" && c != "derived" {
-                    p.push(
-                        GRANTS_FILE,
-                        line,
-                        "classification",
-                        "must be `labelled` or `derived`",
-                    );
-                }
-            }
-            let lists = [
-                ("eligibility_requirements", &g.eligibility_requirements),
-                ("eligible_expenditures", &g.eligible_expenditures),
-                ("non_eligible_expenditures", &g.non_eligible_expenditures),
-                (
-                    "eligible_expenditure_categories",
-                    &g.eligible_expenditure_categories,
-                ),
-                ("evaluation_criteria", &g.evaluation_criteria),
-                ("documents_needed", &g.documents_needed),
-            ];
-            for (field, values) in lists {
-                non_empty_all(GRANTS_FILE, line, field, values, p);
-            }
-            let links = [
-                ("application_links", &g.application_links),
-                ("guideline_links", &g.guideline_links),
-                ("reporting_and_claims_links", &g.reporting_and_claims_links),
-            ];
-            for (field, values) in links {
-                for v in values {
-                    check_url(GRANTS_FILE, line, field, v, p);
-                }
-            }
+        }
+    }
+    if let Some(c) = &g.classification {
+        if c != "labelled" && c != "derived" {
+            p.push(
+                GRANTS_FILE,
+                line,
+                "classification",
+                "must be `labelled` or `derived`",
+            );
+        }
+    }
+}
+
+/// List items are not empty; links are URLs.
+fn grant_lists_and_links(line: usize, g: &Grant, p: &mut Problems) {
+    let lists = [
+        ("eligibility_requirements", &g.eligibility_requirements),
+        ("eligible_expenditures", &g.eligible_expenditures),
+        ("non_eligible_expenditures", &g.non_eligible_expenditures),
+        (
+            "eligible_expenditure_categories",
+            &g.eligible_expenditure_categories,
+        ),
+        ("evaluation_criteria", &g.evaluation_criteria),
+        ("documents_needed", &g.documents_needed),
+    ];
+    for (field, values) in lists {
+        non_empty_all(GRANTS_FILE, line, field, values, p);
+    }
+    let links = [
+        ("application_links", &g.application_links),
+        ("guideline_links", &g.guideline_links),
+        ("reporting_and_claims_links", &g.reporting_and_claims_links),
+    ];
+    for (field, values) in links {
+        for v in values {
+            check_url(GRANTS_FILE, line, field, v, p);
         }
     }
 }
