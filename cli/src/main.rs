@@ -7,17 +7,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
-use grantmatch_engine::Engine;
-use grantmatch_server::db::{Db, NewPartner};
-use grantmatch_server::mailer::SmtpConfig;
-use grantmatch_server::matcher::Matcher;
-use grantmatch_server::ratelimit::RateLimits;
-use grantmatch_server::usage::{outbox, parse_period, period_start, stats, QuotaPolicy, QuotaView};
-use grantmatch_server::{AppState, HttpConfig};
 use uuid::Uuid;
 
 /// mimalloc instead of glibc's malloc: serving JSON lists allocates many small strings
@@ -25,11 +17,8 @@ use uuid::Uuid;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod cmd;
 mod config;
-mod import;
-mod matching;
-mod qualification;
-mod synthetic;
 
 #[derive(Parser)]
 #[command(
@@ -96,7 +85,7 @@ enum Command {
     Model(ModelCmd),
     /// Synthetic catalogues for scale tests and benchmarks.
     #[command(subcommand)]
-    Fixtures(synthetic::FixturesCmd),
+    Fixtures(cmd::synthetic::FixturesCmd),
     /// Match one profile (a POST /matching body in a JSON file) and print the results.
     Match {
         #[arg(long)]
@@ -206,10 +195,10 @@ enum PartnerCmd {
     List,
     /// The partner's AI qualification prompt.
     #[command(subcommand)]
-    Qualification(qualification::QualificationCmd),
+    Qualification(cmd::qualification::QualificationCmd),
     /// The partner's custom categories.
     #[command(subcommand)]
-    Category(qualification::CategoryCmd),
+    Category(cmd::qualification::CategoryCmd),
     /// Progress of the partner's qualification and categorisation (JSON).
     Status {
         #[arg(long)]
@@ -313,277 +302,51 @@ fn run(cli: Cli) -> Result<()> {
         Command::Import {
             dir,
             skip_embeddings,
-        } => import::run(&data_dir, &dir, &model, skip_embeddings),
-        Command::Model(ModelCmd::Fetch) => {
-            let script = PathBuf::from("scripts/model/fetch.sh");
-            if !script.is_file() {
-                bail!("run `grantmatch model fetch` from the repository root (scripts/model/fetch.sh not found)");
-            }
-            let status = std::process::Command::new("bash")
-                .arg(&script)
-                .env("GRANTMATCH_MODEL_DIR", &model.dir)
-                .status()?;
-            if !status.success() {
-                bail!("scripts/model/fetch.sh failed");
-            }
-            Ok(())
-        }
-        Command::Fixtures(cmd) => synthetic::run(cmd),
-        Command::Model(ModelCmd::Check) => {
-            let started = std::time::Instant::now();
-            let embedder = grantmatch_engine::embed::Embedder::load(&model)?;
-            let loaded = started.elapsed();
-            let v = embedder.embed(
-                &["Förderung für gemeinnützige Vereine in Sachsen"],
-                grantmatch_engine::embed::TextKind::Query,
-            )?;
-            println!(
-                "model ok: {} in {} ({} dimensions, loaded in {:.2} s)",
-                embedder.model_id(),
-                model.dir.display(),
-                v[0].len(),
-                loaded.as_secs_f64()
-            );
-            Ok(())
-        }
+        } => cmd::import::run(&data_dir, &dir, &model, skip_embeddings),
+        Command::Model(ModelCmd::Fetch) => cmd::model::fetch(&model),
+        Command::Model(ModelCmd::Check) => cmd::model::check(&model),
+        Command::Fixtures(c) => cmd::synthetic::run(c),
         Command::Match {
             profile,
             locale,
             options,
-        } => matching::run_match(
+        } => cmd::matching::run_match(
             &data_dir,
             &model,
             &profile,
             locale.as_deref(),
-            &matching::load_options(options.as_deref())?,
+            &cmd::matching::load_options(options.as_deref())?,
         ),
-        Command::EvalClassifier { dir, misses } => import::eval_classifier(&data_dir, &dir, misses),
-        Command::Eval { dir, options, json } => matching::run_eval(
+        Command::EvalClassifier { dir, misses } => {
+            cmd::import::eval_classifier(&data_dir, &dir, misses)
+        }
+        Command::Eval { dir, options, json } => cmd::matching::run_eval(
             &data_dir,
             &model,
             &dir,
-            &matching::load_options(options.as_deref())?,
+            &cmd::matching::load_options(options.as_deref())?,
             json,
         ),
-        Command::Serve(args) => {
-            if !(args.quota_quarter_share > 0.0 && args.quota_quarter_share <= 1.0) {
-                bail!("--quota-quarter-share must be in (0, 1]");
-            }
-            let smtp = args
-                .smtp_url
-                .as_deref()
-                .map(|u| SmtpConfig::parse(u, &args.smtp_from))
-                .transpose()
-                .map_err(|e| anyhow!("--smtp-url: {e}"))?;
-            let options = matching::load_options(args.match_options.as_deref())?;
-            let mut state = AppState::open(&data_dir)
-                .context("cannot start the server")?
-                .with_matcher(Matcher::new(options, args.match_queue))
-                .with_rate_limits(RateLimits {
-                    per_token_per_minute: args.rate_limit_per_token,
-                    per_partner_per_minute: args.rate_limit_per_partner,
-                    matching_per_second: args.rate_limit_matching,
-                    enabled: !args.no_rate_limits,
-                })
-                .with_quota_policy(QuotaPolicy {
-                    quarter_share: args.quota_quarter_share,
-                })
-                .with_http(HttpConfig {
-                    request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
-                    max_body_bytes: args.max_body_bytes,
-                    cors_origins: args.cors_origins.clone(),
-                    header_read_timeout: std::time::Duration::from_secs(args.header_timeout.max(1)),
-                    // In-flight requests end within the request timeout; then a margin.
-                    drain_timeout: std::time::Duration::from_secs(args.request_timeout.max(1) + 10),
-                });
-            state.mailer_configured = smtp.is_some();
-            if args.metrics_addr.is_some() {
-                state = state.with_separate_metrics();
-            }
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()?;
-            let state = Arc::new(state);
-            rt.block_on(async {
-                grantmatch_server::load_model_in_background(state.clone(), model);
-                grantmatch_server::serve(state, args.addr, smtp, args.metrics_addr).await
-            })?;
-            Ok(())
-        }
+        Command::Serve(args) => cmd::serve::run(&data_dir, model, args),
         Command::Usage {
             partner,
             period,
             quota_quarter_share,
-        } => {
-            let db = Db::open(&data_dir)?;
-            let p = db
-                .find_partner(&partner)?
-                .ok_or_else(|| anyhow!("unknown partner `{partner}`"))?;
-            let period = parse_period(Some(&period))?;
-            let now = chrono::Utc::now();
-            let since = period_start(period, now).ok_or_else(|| anyhow!("bad period"))?;
-            let policy = QuotaPolicy {
-                quarter_share: quota_quarter_share,
-            };
-            let quota = QuotaView::compute(&db, &p, now, &policy)?;
-            let mails: Vec<serde_json::Value> = outbox(&db, false)?
-                .into_iter()
-                .filter(|m| m.partner_id == p.id.to_string())
-                .map(|m| serde_json::json!({ "quarter": m.quarter, "kind": m.kind, "recipient": m.recipient, "subject": m.subject, "sent": m.sent }))
-                .collect();
-            let out = serde_json::json!({
-                "partner": { "id": p.id, "name": p.name, "tier": p.tier },
-                "period": period,
-                "period_start": since,
-                "stats": stats(&db, p.id, since)?,
-                "quota": quota.to_json(),
-                "warning_emails": mails,
-            });
-            println!("{}", serde_json::to_string_pretty(&out)?);
-            Ok(())
+        } => cmd::usage::run(&data_dir, &partner, &period, quota_quarter_share),
+        Command::Partner(PartnerCmd::Create(p)) => cmd::partner::create(&data_dir, p),
+        Command::Partner(PartnerCmd::List) => cmd::partner::list(&data_dir),
+        Command::Partner(PartnerCmd::User(c)) => cmd::partner::users(&data_dir, c),
+        Command::Partner(PartnerCmd::Qualification(c)) => {
+            cmd::qualification::run_qualification(&data_dir, c)
         }
-        Command::Partner(PartnerCmd::Create(p)) => {
-            let engine = Engine::open(&data_dir)
-                .context("partners are checked against the catalogue: import one first")?;
-            let cat = &engine.catalogue;
-            let region_ids = p
-                .regions
-                .iter()
-                .map(|r| {
-                    cat.find_region(r)
-                        .map(|i| cat.regions[i as usize].id)
-                        .ok_or_else(|| anyhow!("unknown region `{r}`"))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let grant_area_ids = p
-                .grant_areas
-                .iter()
-                .map(|a| {
-                    cat.find_area(a)
-                        .map(|i| cat.grant_areas[i as usize].id)
-                        .ok_or_else(|| anyhow!("unknown grant area `{a}`"))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let db = Db::open(&data_dir)?;
-            let partner = db.create_partner(&NewPartner {
-                name: p.name,
-                tier: p.tier,
-                contact_email: p.contact_email,
-                region_ids,
-                grant_area_ids,
-            })?;
-            println!("{}", partner.id);
-            Ok(())
-        }
-        Command::Partner(PartnerCmd::Qualification(cmd)) => {
-            qualification::run_qualification(&data_dir, cmd)
-        }
-        Command::Partner(PartnerCmd::Category(cmd)) => qualification::run_category(&data_dir, cmd),
+        Command::Partner(PartnerCmd::Category(c)) => cmd::qualification::run_category(&data_dir, c),
         Command::Partner(PartnerCmd::Status { partner }) => {
-            qualification::run_status(&data_dir, &partner)
-        }
-        Command::Partner(PartnerCmd::User(cmd)) => {
-            let db = Db::open(&data_dir)?;
-            let partner = match &cmd {
-                UserCmd::Add { partner, .. }
-                | UserCmd::List { partner }
-                | UserCmd::Remove { partner, .. } => partner,
-            };
-            let p = db
-                .find_partner(partner)?
-                .ok_or_else(|| anyhow!("unknown partner `{partner}`"))?;
-            match cmd {
-                UserCmd::Add { email, .. } => {
-                    let (user, invite) = db.add_user(p.id, &email, chrono::Utc::now())?;
-                    eprintln!(
-                        "user {} invited to partner {}; the link is valid 24 h and works once",
-                        user.email, p.name
-                    );
-                    println!("/dashboard/invite/{invite}");
-                }
-                UserCmd::List { .. } => {
-                    for u in db.users(p.id)? {
-                        println!(
-                            "{}\t{}\t{}\t{}",
-                            u.id,
-                            u.email,
-                            if u.password_hash.is_some() {
-                                "active"
-                            } else {
-                                "invited"
-                            },
-                            u.created_at.to_rfc3339()
-                        );
-                    }
-                }
-                UserCmd::Remove { email, .. } => {
-                    if !db.remove_user(p.id, &email)? {
-                        bail!("partner {} has no user `{email}`", p.name);
-                    }
-                    eprintln!("user {email} removed");
-                }
-            }
-            Ok(())
-        }
-        Command::Partner(PartnerCmd::List) => {
-            let db = Db::open(&data_dir)?;
-            for p in db.partners()? {
-                let ids = |v: &[Uuid]| v.iter().map(Uuid::to_string).collect::<Vec<_>>().join(",");
-                println!(
-                    "{}\t{}\t{}\t{}\t{}\t{}",
-                    p.id,
-                    p.name,
-                    p.tier,
-                    p.contact_email.as_deref().unwrap_or("-"),
-                    ids(&p.region_ids),
-                    ids(&p.grant_area_ids)
-                );
-            }
-            Ok(())
+            cmd::qualification::run_status(&data_dir, &partner)
         }
         Command::Token(TokenCmd::Create { partner, scopes }) => {
-            let db = Db::open(&data_dir)?;
-            let p = db
-                .find_partner(&partner)?
-                .ok_or_else(|| anyhow!("unknown partner `{partner}`"))?;
-            let scopes: Vec<String> = scopes
-                .into_iter()
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect();
-            let (row, token) = db.create_token(p.id, &scopes)?;
-            eprintln!(
-                "token {} created for partner {} (shown once)",
-                row.id, p.name
-            );
-            println!("{token}");
-            Ok(())
+            cmd::token::create(&data_dir, &partner, scopes)
         }
-        Command::Token(TokenCmd::Revoke { token_id }) => {
-            let db = Db::open(&data_dir)?;
-            if !db.revoke_token(token_id)? {
-                bail!("no active token with id {token_id}");
-            }
-            eprintln!("token {token_id} revoked");
-            Ok(())
-        }
-        Command::Token(TokenCmd::List { partner }) => {
-            let db = Db::open(&data_dir)?;
-            let p = db
-                .find_partner(&partner)?
-                .ok_or_else(|| anyhow!("unknown partner `{partner}`"))?;
-            for t in db.tokens(p.id)? {
-                println!(
-                    "{}\t{}\t{}\t{}",
-                    t.id,
-                    t.scopes.join(","),
-                    t.created_at.to_rfc3339(),
-                    t.revoked_at
-                        .map(|r| r.to_rfc3339())
-                        .unwrap_or_else(|| "-".into())
-                );
-            }
-            Ok(())
-        }
+        Command::Token(TokenCmd::Revoke { token_id }) => cmd::token::revoke(&data_dir, token_id),
+        Command::Token(TokenCmd::List { partner }) => cmd::token::list(&data_dir, &partner),
     }
 }

@@ -4,13 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use grantmatch_engine::qualify::{describe, QualificationPrompt, QualificationRules};
 use grantmatch_engine::Engine;
-use grantmatch_server::db::{Db, Partner};
+use grantmatch_server::db::Db;
 use grantmatch_server::qualification as q;
 use uuid::Uuid;
+
+use super::find_partner;
 
 #[derive(Subcommand)]
 pub enum QualificationCmd {
@@ -69,11 +71,6 @@ pub struct CategoryAdd {
     keywords: Vec<String>,
 }
 
-fn partner(db: &Db, p: &str) -> Result<Partner> {
-    db.find_partner(p)?
-        .ok_or_else(|| anyhow!("unknown partner `{p}`"))
-}
-
 pub fn run_qualification(data_dir: &Path, cmd: QualificationCmd) -> Result<()> {
     let db = Db::open(data_dir)?;
     match cmd {
@@ -82,7 +79,7 @@ pub fn run_qualification(data_dir: &Path, cmd: QualificationCmd) -> Result<()> {
             prompt_file,
             rules_file,
         } => {
-            let p = partner(&db, &p)?;
+            let p = find_partner(&db, &p)?;
             let text = std::fs::read_to_string(&prompt_file)
                 .with_context(|| format!("cannot read {}", prompt_file.display()))?;
             let rules = match &rules_file {
@@ -125,7 +122,7 @@ pub fn run_qualification(data_dir: &Path, cmd: QualificationCmd) -> Result<()> {
             Ok(())
         }
         QualificationCmd::Clear { partner: p } => {
-            let p = partner(&db, &p)?;
+            let p = find_partner(&db, &p)?;
             if q::clear_prompt(&db, p.id)? {
                 eprintln!("qualification prompt of {} removed", p.name);
             } else {
@@ -140,7 +137,7 @@ pub fn run_category(data_dir: &Path, cmd: CategoryCmd) -> Result<()> {
     let db = Db::open(data_dir)?;
     match cmd {
         CategoryCmd::Add(a) => {
-            let p = partner(&db, &a.partner)?;
+            let p = find_partner(&db, &a.partner)?;
             let c = q::add_category(
                 &db,
                 p.id,
@@ -155,7 +152,7 @@ pub fn run_category(data_dir: &Path, cmd: CategoryCmd) -> Result<()> {
             Ok(())
         }
         CategoryCmd::List { partner: p } => {
-            let p = partner(&db, &p)?;
+            let p = find_partner(&db, &p)?;
             for c in q::categories(&db, p.id)? {
                 println!(
                     "{}\t{}\t{}\t{}\t{}",
@@ -172,7 +169,7 @@ pub fn run_category(data_dir: &Path, cmd: CategoryCmd) -> Result<()> {
             partner: p,
             category_id,
         } => {
-            let p = partner(&db, &p)?;
+            let p = find_partner(&db, &p)?;
             if !q::remove_category(&db, p.id, category_id)? {
                 bail!("{} has no category {category_id}", p.name);
             }
@@ -186,7 +183,7 @@ pub fn run_category(data_dir: &Path, cmd: CategoryCmd) -> Result<()> {
 pub fn run_status(data_dir: &Path, p: &str) -> Result<()> {
     let engine = Engine::open(data_dir).context("no catalogue imported")?;
     let db = Db::open(data_dir)?;
-    let p = partner(&db, p)?;
+    let p = find_partner(&db, p)?;
     let status = q::status(&engine, &db, &p)?;
     println!("{}", serde_json::to_string_pretty(&status)?);
     Ok(())
