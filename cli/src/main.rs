@@ -103,7 +103,8 @@ enum Command {
         /// Folder with `grant_facts.json` (programmes labelled by reading).
         #[arg(long, default_value = "fixtures/eval")]
         dir: PathBuf,
-        /// Also list the tuning half's programmes whose kind was read differently.
+        /// Also list the tuning half's programmes whose applicant types or kind were read
+        /// differently.
         #[arg(long)]
         misses: bool,
     },

@@ -184,6 +184,20 @@ pub fn eval_classifier(data_dir: &Path, dir: &Path, misses: bool) -> Result<()> 
         );
         // Only the tuning half's misses: the held-out half is not read while tuning.
         if misses && !heldout {
+            for (slug, truth, read, evidence) in &h.applicant_misses {
+                let names = |v: &[facts::ApplicantType]| {
+                    v.iter()
+                        .map(|t| t.label_de())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                println!(
+                    "  applicant miss {slug}: labelled [{}], read [{}] from {:?}",
+                    names(truth),
+                    names(read),
+                    evidence.as_deref().unwrap_or("-")
+                );
+            }
             for m in &h.kind_misses {
                 println!(
                     "  kind miss {}: labelled {}, read {} from {:?}",

@@ -78,6 +78,16 @@ fn situation() -> &'static [(Regex, &'static [ApplicantType])] {
     })
 }
 
+/// A sentence whose subject is the applicant: "Landwirte und Gärtner können unter
+/// bestimmten Bedingungen eine Förderung … erhalten", "Eingetragene Vereine können einen
+/// Zuschuss … erhalten" (the subject is the first group).
+fn subject_applies() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        re(r"^([^,]{3,80}?)\s+(können|kann)\s+(\S+\s+){0,14}?(erhalten|bekommen|beantragen)\b")
+    })
+}
+
 /// An explicit applicant sentence of a full text.
 fn entitled() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
@@ -231,6 +241,18 @@ pub fn read(text: &str) -> Option<TextApplicants> {
                 }
             }
         }
+        if possessive_hit.is_none() && addressed.is_none() {
+            if let Some(m) = subject_applies().captures(sentence) {
+                let subject = &m[1];
+                let types = applicant_words(subject);
+                if !subject.contains("Sie") && !types.is_empty() {
+                    possessive_hit = Some(TextApplicants {
+                        types,
+                        sentence: sentence.to_string(),
+                    });
+                }
+            }
+        }
         if let Some(m) = entitled().find(sentence) {
             let rest = &sentence[m.end()..];
             let types = applicant_words(rest);
@@ -264,6 +286,25 @@ mod tests {
 
     fn types(t: &str) -> Vec<ApplicantType> {
         read(t).map(|r| r.types).unwrap_or_default()
+    }
+
+    /// A sentence whose subject is the applicant, when no sentence addresses one.
+    #[test]
+    fn the_subject_of_a_sentence_may_be_the_applicant() {
+        assert_eq!(
+            types("Landwirte und Gärtner können unter bestimmten Bedingungen eine Förderung für die Durchführung von energieeffizienten Maßnahmen erhalten."),
+            vec![Company]
+        );
+        assert_eq!(
+            types("Eingetragene Vereine können einen Zuschuss für den Kauf einer Drohne mit Wärmebildkamera erhalten."),
+            vec![Association]
+        );
+        // Not a subject that applies: an adverbial, or "Sie" (read as addressing).
+        assert!(read(
+            "Unter bestimmten Voraussetzungen können Unternehmen zusätzlich eine Prämie erhalten."
+        )
+        .is_none());
+        assert!(read("Dafür können Zuschüsse von bis zu 150.000 EUR gewährt werden.").is_none());
     }
 
     /// Real teasers of the Förderdatenbank.

@@ -66,6 +66,14 @@ pub struct FactsReport {
     /// Programmes whose kind differs from the reader's: (slug, label, read kind, the
     /// sentence it was read from).
     pub kind_misses: Vec<KindMiss>,
+    /// Programmes whose applicant types differ from the reader's (where the reader could
+    /// tell): (slug, labelled, read, the evidence they were read from).
+    pub applicant_misses: Vec<(
+        String,
+        Vec<ApplicantType>,
+        Vec<ApplicantType>,
+        Option<String>,
+    )>,
     pub sme_correct: usize,
     pub non_profit_correct: usize,
 }
@@ -119,6 +127,15 @@ pub fn evaluate(
             .map(|a| a.value.clone())
             .unwrap_or_default();
         if !l.applicant_types_unknown {
+            let same = pred.len() == truth.len() && pred.iter().all(|t| truth.contains(t));
+            if !same {
+                r.applicant_misses.push((
+                    l.slug.clone(),
+                    truth.clone(),
+                    pred.clone(),
+                    f.applicants.as_ref().and_then(|a| a.evidence.clone()),
+                ));
+            }
             all.add(&pred, &truth);
             for (i, t) in ApplicantType::ALL.into_iter().enumerate() {
                 per_type[i].add(
