@@ -237,6 +237,10 @@ impl Catalogue {
     pub fn provider_by_slug(&self, slug: &str) -> Option<Idx> {
         self.provider_by_slug.get(slug).copied()
     }
+    /// The grant at arena index `g` (an index handed out by this catalogue).
+    pub fn grant(&self, g: Idx) -> &Grant {
+        &self.grants[g as usize]
+    }
     pub fn grant_idx(&self, id: &Uuid) -> Option<Idx> {
         self.grant_by_id.get(id).copied()
     }

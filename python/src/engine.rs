@@ -211,7 +211,7 @@ pub fn match_input(
 /// One match as the API shows it, plus the slug; with `explain`, its score components
 /// and the profile keywords found in the programme text.
 pub fn match_value(engine: &Engine, m: &Match, explain: bool) -> Value {
-    let grant = &engine.catalogue.grants[m.grant as usize];
+    let grant = engine.catalogue.grant(m.grant);
     let mut v = json!({
         "rank": m.rank,
         "grant_id": grant.id,

@@ -118,7 +118,7 @@ fn parse_qrels(
             let slug = match uuid::Uuid::parse_str(&g) {
                 Ok(u) => cat
                     .grant_idx(&u)
-                    .map(|i| cat.grants[i as usize].slug.clone())
+                    .map(|i| cat.grant(i).slug.clone())
                     .unwrap_or(g),
                 Err(_) => g,
             };

@@ -79,7 +79,7 @@ fn parse_category(what: &str, map: &Map<String, Value>) -> PyResult<CustomCatego
 }
 
 fn grant_head(engine: &Engine, g: Idx) -> Map<String, Value> {
-    let grant = &engine.catalogue.grants[g as usize];
+    let grant = engine.catalogue.grant(g);
     let mut m = Map::new();
     m.insert("grant_id".into(), json!(grant.id));
     m.insert("slug".into(), json!(grant.slug));

@@ -110,7 +110,7 @@ pub fn results_json(engine: &Engine, matches: &[Match]) -> Value {
         matches
             .iter()
             .map(|m| {
-                let g = &cat.grants[m.grant as usize];
+                let g = cat.grant(m.grant);
                 json!({
                     "id": Uuid::new_v4(),
                     "rank": m.rank,

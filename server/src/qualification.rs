@@ -545,7 +545,7 @@ pub fn plan(
         ..Default::default()
     };
     for g in scope.visible_grants() {
-        let gid = engine.catalogue.grants[g as usize].id.to_string();
+        let gid = engine.catalogue.grant(g).id.to_string();
         let (q_old, c_old) = stored.get(&gid).cloned().unwrap_or((None, None));
         let fp = &fingerprints[g as usize];
         if let Some(q_cfg) = &q_cfg {
@@ -630,7 +630,7 @@ fn run_batch(
     categories: &[CustomCategory],
     work: &Work,
 ) -> Result<bool, ServerError> {
-    let grant_id = |g: Idx| SqlValue::from(engine.catalogue.grants[g as usize].id.to_string());
+    let grant_id = |g: Idx| SqlValue::from(engine.catalogue.grant(g).id.to_string());
     // Each row: the decision's columns, then its key (partner, grant, version and time are
     // added by `write_batch`).
     let (sql, rows): (&str, Vec<(Idx, Vec<SqlValue>)>) = match work {

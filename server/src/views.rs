@@ -16,7 +16,7 @@ pub use grantmatch_engine::views::{
 /// position in the object).
 fn annotate(mut v: Value, cat: &Catalogue, g: Idx, ann: &PartnerAnnotations) -> Value {
     if let Value::Object(m) = &mut v {
-        for (k, val) in ann.fields(cat.grants[g as usize].id) {
+        for (k, val) in ann.fields(cat.grant(g).id) {
             m.insert(k.to_string(), val);
         }
     }

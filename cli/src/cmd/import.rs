@@ -113,7 +113,7 @@ pub fn eval_classifier(data_dir: &Path, dir: &Path, misses: bool) -> Result<()> 
     for (split, keep) in [
         ("all", &(|_| true) as &dyn Fn(u32) -> bool),
         ("heldout", &|g: u32| {
-            classify::is_heldout(&cat.grants[g as usize].slug)
+            classify::is_heldout(&cat.grant(g).slug)
         }),
     ] {
         for (family, s) in classify::score(cat, &predictions, keep) {
@@ -184,7 +184,7 @@ pub fn eval_classifier(data_dir: &Path, dir: &Path, misses: bool) -> Result<()> 
         );
         // Only the tuning half's misses: the held-out half is not read while tuning.
         if misses && !heldout {
-            for (slug, truth, read, evidence) in &h.applicant_misses {
+            for m in &h.applicant_misses {
                 let names = |v: &[facts::ApplicantType]| {
                     v.iter()
                         .map(|t| t.label_de())
@@ -192,10 +192,11 @@ pub fn eval_classifier(data_dir: &Path, dir: &Path, misses: bool) -> Result<()> 
                         .join(", ")
                 };
                 println!(
-                    "  applicant miss {slug}: labelled [{}], read [{}] from {:?}",
-                    names(truth),
-                    names(read),
-                    evidence.as_deref().unwrap_or("-")
+                    "  applicant miss {}: labelled [{}], read [{}] from {:?}",
+                    m.slug,
+                    names(&m.label),
+                    names(&m.read),
+                    m.evidence.as_deref().unwrap_or("-")
                 );
             }
             for m in &h.kind_misses {

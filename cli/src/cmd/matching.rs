@@ -55,7 +55,7 @@ pub fn run_match(
     let results: Vec<Value> = matches
         .iter()
         .map(|m| {
-            let g = &cat.grants[m.grant as usize];
+            let g = cat.grant(m.grant);
             json!({
                 "rank": m.rank,
                 "grant_id": g.id,
@@ -134,7 +134,7 @@ pub fn run_eval(
             engine.evaluate_profile(&embedder, &scope, &p.input, &judged, options, day, 10)?;
         for m in &matches {
             let grade = judged
-                .get(&cat.grants[m.grant as usize].slug)
+                .get(&cat.grant(m.grant).slug)
                 .copied()
                 .unwrap_or(0)
                 .min(3);
@@ -145,7 +145,7 @@ pub fn run_eval(
             .into_iter()
             .filter(|&g| passes_filters(cat, &resolved, g, day))
             .take(RECALL_AT)
-            .map(|g| cat.grants[g as usize].slug.clone())
+            .map(|g| cat.grant(g).slug.clone())
             .collect();
         let (n, r) = (score.ndcg, score.recall);
         let bm25 = score_ranking(baseline, &judged, 10);

@@ -47,6 +47,16 @@ pub struct KindMiss {
     pub sentence: Option<String>,
 }
 
+/// A programme whose applicant types the engine read differently from the reader.
+#[derive(Debug, Clone)]
+pub struct ApplicantMiss {
+    pub slug: String,
+    pub label: Vec<ApplicantType>,
+    pub read: Vec<ApplicantType>,
+    /// The evidence the engine read them from.
+    pub evidence: Option<String>,
+}
+
 /// Scores of the facts against the labels.
 #[derive(Debug, Clone, Default)]
 pub struct FactsReport {
@@ -67,13 +77,8 @@ pub struct FactsReport {
     /// sentence it was read from).
     pub kind_misses: Vec<KindMiss>,
     /// Programmes whose applicant types differ from the reader's (where the reader could
-    /// tell): (slug, labelled, read, the evidence they were read from).
-    pub applicant_misses: Vec<(
-        String,
-        Vec<ApplicantType>,
-        Vec<ApplicantType>,
-        Option<String>,
-    )>,
+    /// tell).
+    pub applicant_misses: Vec<ApplicantMiss>,
     pub sme_correct: usize,
     pub non_profit_correct: usize,
 }
@@ -129,12 +134,12 @@ pub fn evaluate(
         if !l.applicant_types_unknown {
             let same = pred.len() == truth.len() && pred.iter().all(|t| truth.contains(t));
             if !same {
-                r.applicant_misses.push((
-                    l.slug.clone(),
-                    truth.clone(),
-                    pred.clone(),
-                    f.applicants.as_ref().and_then(|a| a.evidence.clone()),
-                ));
+                r.applicant_misses.push(ApplicantMiss {
+                    slug: l.slug.clone(),
+                    label: truth.clone(),
+                    read: pred.clone(),
+                    evidence: f.applicants.as_ref().and_then(|a| a.evidence.clone()),
+                });
             }
             all.add(&pred, &truth);
             for (i, t) in ApplicantType::ALL.into_iter().enumerate() {

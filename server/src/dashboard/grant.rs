@@ -75,7 +75,7 @@ pub async fn show(
         );
         return ctx.page_with_error(StatusCode::NOT_FOUND, title, msg, "");
     };
-    let grant_id = engine.catalogue.grants[g as usize].id;
+    let grant_id = engine.catalogue.grant(g).id;
     let ann = match PartnerAnnotations::load(&state.db, ctx.partner_id(), Some(&[grant_id])) {
         Ok(a) => a,
         Err(e) => return internal(e),

@@ -52,11 +52,7 @@ pub async fn list(
         let partner = caller.partner.partner.id;
         let (page, ann) = if ai_qualified.is_none() && category_ids.is_empty() {
             let page = engine.list_grants(caller.scope(), &filter, page)?;
-            let ids: Vec<uuid::Uuid> = page
-                .items
-                .iter()
-                .map(|&g| cat.grants[g as usize].id)
-                .collect();
+            let ids: Vec<uuid::Uuid> = page.items.iter().map(|&g| cat.grant(g).id).collect();
             (page, PartnerAnnotations::load(&db, partner, Some(&ids))?)
         } else {
             let ann = PartnerAnnotations::load(&db, partner, None)?;
@@ -74,7 +70,7 @@ pub async fn list(
                 .items
                 .into_iter()
                 .filter(|&g| {
-                    let id = cat.grants[g as usize].id;
+                    let id = cat.grant(g).id;
                     ai_qualified.is_none_or(|q| ann.qualified(id) == Some(q))
                         && (category_ids.is_empty()
                             || ann.category_ids(id).any(|c| category_ids.contains(&c)))
@@ -123,7 +119,7 @@ pub async fn detail(
     let ann = PartnerAnnotations::load(
         &state.db,
         caller.partner.partner.id,
-        Some(&[engine.catalogue.grants[g as usize].id]),
+        Some(&[engine.catalogue.grant(g).id]),
     )?;
     Ok(Json(
         json!({ "grant": views::grant_detail(&engine.catalogue, g, &ann) }),
