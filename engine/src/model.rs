@@ -235,6 +235,26 @@ impl GrantType {
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|t| t.as_str() == s)
     }
+
+    /// German name (singular).
+    pub fn label_de(self) -> &'static str {
+        match self {
+            Self::Subsidy => "Zuschuss",
+            Self::Loan => "Kredit",
+            Self::Guarantee => "Bürgschaft",
+            Self::Equity => "Beteiligung",
+        }
+    }
+
+    /// English name (singular).
+    pub fn label_en(self) -> &'static str {
+        match self {
+            Self::Subsidy => "grant",
+            Self::Loan => "loan",
+            Self::Guarantee => "guarantee",
+            Self::Equity => "equity",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -110,6 +110,9 @@ pub struct ResolvedProfile {
     pub applicant_types: Vec<ApplicantType>,
     /// Funding types the profile's texts rule out ("keine Kredite", "grants only").
     pub excluded_grant_types: Vec<GrantType>,
+    /// Funding types the profile asks for ("Wir suchen Zuschüsse und Kredite", "we are
+    /// looking for loans"), none of them ruled out; empty when it names none.
+    pub wanted_grant_types: Vec<GrantType>,
     /// The profile speaks of research or development (research calls fit it).
     pub research_oriented: bool,
     /// Language of the profile's texts (not of the reasons, which `locale` sets).
@@ -324,6 +327,10 @@ impl MatchInput {
             query.push_str(&p.keywords.join(", "));
         }
         let excluded_grant_types = excluded_grant_types(&query);
+        let wanted_grant_types = wanted_grant_types(&query)
+            .into_iter()
+            .filter(|t| !excluded_grant_types.contains(t))
+            .collect();
         let research_oriented = research_rule().is_match(&query);
         let text_language = text_language(&query);
         let german_terms = match text_language {
@@ -362,6 +369,7 @@ impl MatchInput {
             locale,
             applicant_types,
             excluded_grant_types,
+            wanted_grant_types,
             research_oriented,
             text_language,
             needs,
@@ -506,6 +514,50 @@ pub fn excluded_grant_types(text: &str) -> Vec<GrantType> {
     out
 }
 
+/// Funding types named in a sentence that asks for funding ("Wir suchen Zuschüsse,
+/// zinsgünstige Kredite und eine Beratung", "We are looking for grants and loans"): the
+/// words of qualification's prompt reading ([`crate::qualify::grant_type_of_word`]).
+pub fn wanted_grant_types(text: &str) -> Vec<GrantType> {
+    const SEEKING: &[&str] = &[
+        "suche",
+        "suchen",
+        "sucht",
+        "benotigen",
+        "benotige",
+        "brauchen",
+        "brauche",
+        "wunschen",
+        "interessiert",
+        "interessieren",
+        "beantragen",
+        "looking",
+        "seeking",
+        "seek",
+        "need",
+        "needs",
+        "interested",
+        "want",
+        "apply",
+    ];
+    let mut out = Vec::new();
+    for sentence in crate::facts::applicants::sentences(text) {
+        let folded = crate::text::fold_name(sentence);
+        let words: Vec<&str> = folded.split(' ').collect();
+        if !words.iter().any(|w| SEEKING.contains(w)) {
+            continue;
+        }
+        for t in words
+            .iter()
+            .filter_map(|w| crate::qualify::grant_type_of_word(w))
+        {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
 /// The first number of a free-text head count: "1.300" and "1,300" are 1300 (a separator
 /// followed by three digits groups thousands), "2 Teilzeit" is 2, "250–300" is 250.
 pub fn parse_headcount(s: &str) -> Option<u32> {
@@ -591,6 +643,25 @@ mod tests {
         assert_eq!(parse_headcount("250–300"), Some(250));
         assert_eq!(parse_headcount("12.5"), Some(12));
         assert_eq!(parse_headcount("keine"), None);
+    }
+
+    #[test]
+    fn wanted_funding_types_come_from_sentences_that_seek_funding() {
+        use GrantType::*;
+        assert_eq!(
+            wanted_grant_types("Wir suchen Zuschüsse, zinsgünstige Kredite und eine Beratung."),
+            [Subsidy, Loan]
+        );
+        assert_eq!(
+            wanted_grant_types("We are looking for export guarantees. Our loans are repaid."),
+            [Guarantee]
+        );
+        // A funding word outside a request states no preference.
+        assert!(wanted_grant_types("Wir haben 2021 einen Kredit aufgenommen.").is_empty());
+        assert_eq!(
+            wanted_grant_types("Ich suche einen Gründungszuschuss."),
+            [Subsidy]
+        );
     }
 
     #[test]

@@ -748,6 +748,18 @@ fn profiles_for_reasons() -> Vec<(Value, &'static str)> {
             }),
             "2026-11-22",
         ),
+        // A company that asks for grants and guarantees and rules out loans: the funding
+        // type asked for and the one ruled out.
+        (
+            json!({
+                "organization_id": "r-4",
+                "organization_profile": {
+                    "description": "Handwerksbetrieb in Bayern. Wir suchen Zuschüsse oder eine Bürgschaft für neue Maschinen, aber keine Kredite.",
+                    "regions": ["Bayern"]
+                }
+            }),
+            "2026-11-22",
+        ),
     ]
 }
 
@@ -1063,6 +1075,41 @@ fn check_reason(
         assert_eq!(p.is_non_profit, Some(true), "{ctx}");
     }
 
+    // Funding type: named only when the profile rules it out or asks for it.
+    let (t_de, t_en) = (grant.grant_type.label_de(), grant.grant_type.label_en());
+    let (ruled_out, asked_for) = if de {
+        (
+            format!("die Förderart ({t_de}) schließen Sie aus"),
+            format!("Förderart {t_de}, wie von Ihnen gesucht"),
+        )
+    } else {
+        (
+            format!("you rule out its funding type ({t_en})"),
+            format!("funding type {t_en}, as you are looking for"),
+        )
+    };
+    let excluded = p.excluded_grant_types.contains(&grant.grant_type);
+    let wanted = p.wanted_grant_types.contains(&grant.grant_type);
+    assert_eq!(r.contains(&ruled_out), excluded, "{ctx}");
+    assert_eq!(r.contains(&asked_for), wanted, "{ctx}");
+    assert_eq!(
+        m.checks.funding_type,
+        if excluded {
+            matching::Check::Fail
+        } else if wanted || !p.excluded_grant_types.is_empty() {
+            matching::Check::Pass
+        } else {
+            matching::Check::Unknown
+        },
+        "{ctx}"
+    );
+    if excluded {
+        claims.push("funding_ruled_out");
+    }
+    if wanted {
+        claims.push("funding_asked_for");
+    }
+
     // Deadline: exactly the programme's.
     let deadline = match (grant.end_date, grant.ongoing_grant, de) {
         (Some(d), _, true) if d >= today => format!("Antragsfrist: bis {}.", d.format("%d.%m.%Y")),
@@ -1140,6 +1187,8 @@ fn reasons_in_both_locales_state_only_true_facts() {
         "wider",
         "entities",
         "non_profit",
+        "funding_ruled_out",
+        "funding_asked_for",
         "deadline",
     ] {
         assert!(

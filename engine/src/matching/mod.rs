@@ -192,7 +192,8 @@ pub struct Checks {
     pub applicant: Check,
     /// A non-profit restriction of the programme is met.
     pub non_profit: Check,
-    /// The programme's funding type is not one the profile rules out.
+    /// The programme's funding type: `fail` when the profile rules it out, `pass` when the
+    /// profile asks for it or rules out only others, else `unknown`.
     pub funding_type: Check,
     /// The programme is open (deadline ahead or ongoing).
     pub deadline: Check,

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use super::{Check, Match, RegionFit};
 use crate::catalogue::Catalogue;
 use crate::facts::Source;
-use crate::model::RegionType;
+use crate::model::{GrantType, RegionType};
 use crate::profile::{Locale, ResolvedProfile};
 
 fn list(items: &[String], max: usize) -> String {
@@ -35,19 +35,7 @@ pub(crate) fn explain(
     let mut facts: Vec<String> = Vec::new();
     facts.extend(region_fact(cat, fit, de));
     facts.extend(applicant_fact(cat, p, m, de));
-    if m.checks.funding_type == Check::Fail {
-        facts.push(if de {
-            format!(
-                "die Förderart ({}) schließen Sie aus",
-                cat.facts(m.grant).kind.value.label_de()
-            )
-        } else {
-            format!(
-                "you rule out its funding type ({})",
-                cat.facts(m.grant).kind.value.label_en()
-            )
-        });
-    }
+    facts.extend(funding_type_fact(p, m, grant.grant_type, de));
     if p.is_non_profit == Some(true) && grant.non_profit_only == Some(true) {
         facts.push(if de {
             "nur für gemeinnützige Organisationen, was zu Ihnen passt".to_string()
@@ -60,6 +48,24 @@ pub(crate) fn explain(
     }
     s.push(deadline_sentence(grant, today, de));
     s.join(" ")
+}
+
+/// The funding type when the profile rules it out or asks for it.
+fn funding_type_fact(p: &ResolvedProfile, m: &Match, t: GrantType, de: bool) -> Option<String> {
+    let (label_de, label_en) = (t.label_de(), t.label_en());
+    match m.checks.funding_type {
+        Check::Fail => Some(if de {
+            format!("die Förderart ({label_de}) schließen Sie aus")
+        } else {
+            format!("you rule out its funding type ({label_en})")
+        }),
+        Check::Pass if p.wanted_grant_types.contains(&t) => Some(if de {
+            format!("Förderart {label_de}, wie von Ihnen gesucht")
+        } else {
+            format!("funding type {label_en}, as you are looking for")
+        }),
+        _ => None,
+    }
 }
 
 /// The similarity band, with the keywords found in the programme text or else the

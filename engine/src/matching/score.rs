@@ -111,12 +111,13 @@ fn checks_of(
         (Some(true), None) => Check::Unknown,
         _ => Check::Pass,
     };
-    let funding_type = if p.excluded_grant_types.is_empty() {
-        Check::Unknown
-    } else if p.excluded_grant_types.contains(&grant.grant_type) {
+    let funding_type = if p.excluded_grant_types.contains(&grant.grant_type) {
         Check::Fail
-    } else {
+    } else if p.wanted_grant_types.contains(&grant.grant_type) || !p.excluded_grant_types.is_empty()
+    {
         Check::Pass
+    } else {
+        Check::Unknown
     };
     let deadline = match grant.end_date {
         Some(d) if d >= today => Check::Pass,
@@ -356,6 +357,7 @@ impl<'a> Scorer<'a> {
         if kind_value < 0.5 {
             total *= KIND_MISFIT_FACTOR;
         }
+
         let mut score = calibrate(total);
         if checks.excluding_failure() {
             score = excluded_score(score);

@@ -83,7 +83,7 @@ mod categories;
 mod prompt;
 mod rules;
 pub use categories::{categorize, category_text};
-use prompt::grant_type_of_word;
+pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
@@ -213,15 +213,15 @@ impl CustomCategory {
     }
 }
 
-/// A word of the prompt: its folded form and the clause and original token it came from.
 /// German label of a grant type (singular, plural).
 fn type_label(t: GrantType) -> (&'static str, &'static str) {
-    match t {
-        GrantType::Subsidy => ("Zuschuss", "Zuschüsse"),
-        GrantType::Loan => ("Kredit", "Kredite"),
-        GrantType::Guarantee => ("Bürgschaft", "Bürgschaften"),
-        GrantType::Equity => ("Beteiligung", "Beteiligungen"),
-    }
+    let plural = match t {
+        GrantType::Subsidy => "Zuschüsse",
+        GrantType::Loan => "Kredite",
+        GrantType::Guarantee => "Bürgschaften",
+        GrantType::Equity => "Beteiligungen",
+    };
+    (t.label_de(), plural)
 }
 
 /// Similarity of a query to every grant: cosines, their mean, standard deviation and

@@ -253,7 +253,9 @@ struct Word {
     token: usize,
 }
 
-pub(super) fn grant_type_of_word(w: &str) -> Option<GrantType> {
+/// The funding type a folded word names ("zinsgunstige" none, "kredite" loan, "grundungszuschuss"
+/// subsidy): one lexicon for prompts and profiles.
+pub(crate) fn grant_type_of_word(w: &str) -> Option<GrantType> {
     const TABLE: &[(&str, GrantType)] = &[
         ("kredit", GrantType::Loan),
         ("darlehen", GrantType::Loan),
