@@ -18,8 +18,10 @@ use super::{
     CATEGORY_Z_WEAK,
 };
 
-/// The keyword phrases of a category: its keywords, else the parts of its name.
-fn category_phrases(c: &CustomCategory) -> Vec<Vec<String>> {
+/// The keyword phrases of a category: its keywords, else the parts of its name; for a
+/// category written in English also their German glossary terms ([`crate::glossary`]:
+/// "medical technology" → "Medizintechnik"), since the programme texts are German.
+fn category_phrases(c: &CustomCategory, english: bool) -> Vec<Vec<String>> {
     let raw: Vec<String> = if c.keywords.iter().any(|k| !k.trim().is_empty()) {
         c.keywords.clone()
     } else {
@@ -29,7 +31,16 @@ fn category_phrases(c: &CustomCategory) -> Vec<Vec<String>> {
             .map(str::to_string)
             .collect()
     };
+    let german: Vec<String> = if english {
+        raw.iter()
+            .flat_map(|k| crate::glossary::translate(k))
+            .map(str::to_string)
+            .collect()
+    } else {
+        Vec::new()
+    };
     raw.iter()
+        .chain(&german)
         .map(|k| analyze(k))
         .filter(|t| !t.is_empty())
         .collect()
@@ -104,9 +115,17 @@ fn prepare_category(
         .as_deref()
         .map(|d| QualificationPrompt::parse(cat, d));
     let text = category_text(c);
-    let strong_z = match crate::profile::text_language(&text) {
-        crate::profile::Locale::En => CATEGORY_Z_STRONG_EN,
-        crate::profile::Locale::De => CATEGORY_Z_STRONG,
+    let (instruments, kinds) = (instruments_of_name(&c.name), kinds_of_name(&c.name));
+    // A category named for instruments or kinds is decided by them and by its own words
+    // in the title; the glossary's broader German terms ("equity" → "Beteiligung") would
+    // add every programme that mentions them.
+    let english = crate::profile::text_language(&text) == crate::profile::Locale::En
+        && instruments.is_empty()
+        && kinds.is_empty();
+    let strong_z = if english {
+        CATEGORY_Z_STRONG_EN
+    } else {
+        CATEGORY_Z_STRONG
     };
     let mut texts = vec![text.as_str()];
     texts.extend(c.keywords.iter().map(String::as_str));
@@ -115,8 +134,8 @@ fn prepare_category(
         .next()
         .ok_or_else(|| Error::Model("no embedding returned".into()))?;
     Ok(PreparedCategory {
-        instruments: instruments_of_name(&c.name),
-        kinds: kinds_of_name(&c.name),
+        instruments,
+        kinds,
         excluded_applicants: reading
             .as_ref()
             .map(|r| r.excluded_applicant_types.clone())
@@ -128,7 +147,7 @@ fn prepare_category(
         strong_z,
         main: Similarity::new(vectors, &main),
         keywords: rows.map(|v| Similarity::new(vectors, &v)).collect(),
-        phrases: category_phrases(c),
+        phrases: category_phrases(c, english),
     })
 }
 
@@ -328,6 +347,26 @@ mod tests {
         assert!(instruments_of_name("Bürgerbeteiligung & Demokratie").is_empty());
         assert!(instruments_of_name("Zuschüsse für Digitalisierung").is_empty());
         assert!(instruments_of_name("Forschung & Entwicklung").is_empty());
+    }
+
+    #[test]
+    fn english_keywords_also_match_through_their_german_terms() {
+        let c = CustomCategory {
+            id: Uuid::nil(),
+            name: "Gesundheit".into(),
+            name_en: "Health".into(),
+            description: None,
+            keywords: vec!["medical technology".into(), "biotechnology".into()],
+        };
+        let german = |english| {
+            category_phrases(&c, english)
+                .into_iter()
+                .filter(|p| p == &analyze("Medizintechnik") || p == &analyze("Biotechnologie"))
+                .count()
+        };
+        assert_eq!(german(true), 2);
+        assert_eq!(german(false), 0, "a German category keeps its own words");
+        assert_eq!(category_phrases(&c, false).len(), 2);
     }
 
     #[test]
