@@ -46,6 +46,49 @@ fn category_phrases(c: &CustomCategory, english: bool) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The topics a category's description lists: the comma-separated items after a colon
+/// of each sentence that rules nothing out ("…: Angebote für Menschen mit Behinderung,
+/// ältere und pflegebedürftige Menschen, Geflüchtete und Zugewanderte, …").
+fn description_items(d: &str) -> Vec<String> {
+    const RULING_OUT: &[&str] = &[
+        "nicht",
+        "kein",
+        "keine",
+        "ausgenommen",
+        "ausgeschlossen",
+        "not",
+        "excluded",
+        "except",
+    ];
+    let mut out = Vec::new();
+    for sentence in crate::facts::applicants::sentences(d) {
+        let folded = fold_name(sentence);
+        if folded.split(' ').any(|w| RULING_OUT.contains(&w)) {
+            continue;
+        }
+        let Some((_, list)) = sentence.split_once(':') else {
+            continue;
+        };
+        for item in list
+            .trim_end_matches(['.', ' '])
+            .split([',', ';'])
+            .flat_map(|i| i.split(" sowie "))
+            .flat_map(|i| i.split(" such as "))
+            .map(|i| {
+                i.trim()
+                    .trim_start_matches("and ")
+                    .trim_start_matches("und ")
+                    .trim()
+            })
+        {
+            if item.chars().count() >= 3 && !out.iter().any(|o| o == item) {
+                out.push(item.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// The text a category is embedded from: name, description and keywords.
 pub fn category_text(c: &CustomCategory) -> String {
     let mut t = c.name.clone();
@@ -77,6 +120,8 @@ struct PreparedCategory {
     main: Similarity,
     /// One per keyword.
     keywords: Vec<Similarity>,
+    /// One per topic the description lists ([`description_items`]).
+    items: Vec<Similarity>,
     phrases: Vec<Vec<String>>,
 }
 
@@ -94,10 +139,12 @@ impl PreparedCategory {
         only_excluded || self.excluded_kinds.contains(&facts.kind.value)
     }
 
-    /// The category's z-score for grant `g`, with its best keyword's share.
+    /// The category's z-score for grant `g`, with its best keyword's or listed topic's
+    /// share.
     fn z(&self, g: Idx) -> f32 {
         let whole = self.main.z(g);
-        match self.keywords.iter().map(|k| k.z(g)).reduce(f32::max) {
+        let best = self.keywords.iter().chain(&self.items).map(|k| k.z(g));
+        match best.reduce(f32::max) {
             Some(best) => (1.0 - CATEGORY_KEYWORD_SHARE) * whole + CATEGORY_KEYWORD_SHARE * best,
             None => whole,
         }
@@ -127,8 +174,14 @@ fn prepare_category(
     } else {
         CATEGORY_Z_STRONG
     };
+    let items = c
+        .description
+        .as_deref()
+        .map(description_items)
+        .unwrap_or_default();
     let mut texts = vec![text.as_str()];
     texts.extend(c.keywords.iter().map(String::as_str));
+    texts.extend(items.iter().map(String::as_str));
     let mut rows = embedder.embed_queries(&texts)?.into_iter();
     let main = rows
         .next()
@@ -146,7 +199,12 @@ fn prepare_category(
             .unwrap_or_default(),
         strong_z,
         main: Similarity::new(vectors, &main),
-        keywords: rows.map(|v| Similarity::new(vectors, &v)).collect(),
+        keywords: rows
+            .by_ref()
+            .take(c.keywords.len())
+            .map(|v| Similarity::new(vectors, &v))
+            .collect(),
+        items: rows.map(|v| Similarity::new(vectors, &v)).collect(),
         phrases: category_phrases(c, english),
     })
 }
@@ -350,6 +408,27 @@ mod tests {
     }
 
     #[test]
+    fn a_description_lists_its_topics_after_a_colon() {
+        assert_eq!(
+            description_items(
+                "Förderung für Vereine, die Inklusion stärken: Angebote für Menschen mit \
+                 Behinderung, Geflüchtete und Zugewanderte sowie soziale Beratung. Programme \
+                 für Unternehmen: Personal, Maschinen zählen nicht."
+            ),
+            [
+                "Angebote für Menschen mit Behinderung",
+                "Geflüchtete und Zugewanderte",
+                "soziale Beratung"
+            ]
+        );
+        assert_eq!(
+            description_items("Health care: hospitals, nursing care and prevention."),
+            ["hospitals", "nursing care and prevention"]
+        );
+        assert!(description_items("Alles rund um Sport und Bewegung.").is_empty());
+    }
+
+    #[test]
     fn english_keywords_also_match_through_their_german_terms() {
         let c = CustomCategory {
             id: Uuid::nil(),
@@ -415,6 +494,7 @@ mod tests {
                 sorted: Vec::new(),
             },
             keywords: Vec::new(),
+            items: Vec::new(),
             phrases: Vec::new(),
         };
         let stated = |g: Idx| {
@@ -476,14 +556,19 @@ mod tests {
             strong_z: CATEGORY_Z_STRONG,
             main: sim(&[1.0, 2.0]),
             keywords: vec![sim(&[3.0, -1.0]), sim(&[0.5, 0.0])],
+            items: Vec::new(),
             phrases: Vec::new(),
         };
         // Grant 0 fits the first keyword well: 0.7 × 1 + 0.3 × 3.
         assert!((p.z(0) - 1.6).abs() < 1e-6, "{}", p.z(0));
         // Grant 1 fits no keyword: its whole-text z is pulled down.
         assert!((p.z(1) - 1.4).abs() < 1e-6, "{}", p.z(1));
-        // Without keywords the whole text alone.
+        // A topic the description lists counts as a keyword does: 0.7 × 2 + 0.3 × 4.
+        p.items = vec![sim(&[0.0, 4.0])];
+        assert!((p.z(1) - 2.6).abs() < 1e-6, "{}", p.z(1));
+        // Without keywords and topics the whole text alone.
         p.keywords.clear();
+        p.items.clear();
         assert_eq!(p.z(0), 1.0);
     }
 }
