@@ -184,8 +184,9 @@ impl MatchInput {
         })
     }
 
-    /// Validates required fields and resolves filters. `locale_override` wins over the
-    /// profile's `locale` (CLI `--locale`).
+    /// Validates required fields and limits, resolves the filters against the catalogue
+    /// and reads what the matcher needs from the texts (applicant types, funding types
+    /// ruled out and asked for, research, language, needs).
     pub fn resolve(&self, cat: &Catalogue) -> Result<ResolvedProfile> {
         let invalid = |m: String| Error::InvalidInput(m);
         let organization_id = self
@@ -207,41 +208,7 @@ impl MatchInput {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .ok_or_else(|| invalid("organization_profile.description is required".into()))?;
-        let texts = [
-            ("organization_profile.description", Some(description)),
-            ("organization_profile.name", p.name.as_deref()),
-            ("organization_profile.mission", p.mission.as_deref()),
-            (
-                "project.title",
-                self.project.as_ref().and_then(|x| x.title.as_deref()),
-            ),
-            (
-                "project.description",
-                self.project.as_ref().and_then(|x| x.description.as_deref()),
-            ),
-        ];
-        for (field, t) in texts {
-            if t.is_some_and(|t| t.chars().count() > MAX_TEXT_CHARS) {
-                return Err(invalid(format!(
-                    "{field}: at most {MAX_TEXT_CHARS} characters"
-                )));
-            }
-        }
-        let lists = [
-            ("organization_profile.regions", &p.regions),
-            ("organization_profile.grant_areas", &p.grant_areas),
-            (
-                "organization_profile.eligible_entities",
-                &p.eligible_entities,
-            ),
-            ("organization_profile.target_groups", &p.target_groups),
-            ("organization_profile.keywords", &p.keywords),
-        ];
-        for (field, l) in lists {
-            if l.len() > MAX_LIST_ITEMS {
-                return Err(invalid(format!("{field}: at most {MAX_LIST_ITEMS} values")));
-            }
-        }
+        self.check_limits(p, description)?;
         let resolve_all = |field: &str, values: &[String], f: &dyn Fn(&str) -> Option<Idx>| {
             let mut out = Vec::new();
             for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
@@ -260,72 +227,11 @@ impl MatchInput {
         })?;
         let (eligible_entities, mut applicant_types) = resolve_entities(cat, &p.eligible_entities)?;
         if applicant_types.is_empty() {
-            applicant_types = p
-                .name
-                .as_deref()
-                .map(applicant_words)
-                .filter(|t| !t.is_empty())
-                .or_else(|| {
-                    crate::facts::applicants::sentences(description)
-                        .next()
-                        .map(applicant_words)
-                })
-                .unwrap_or_default();
+            applicant_types = applicant_types_in_texts(p, description);
         }
-        let mut keywords: Vec<String> = p
-            .keywords
-            .iter()
-            .map(|k| k.trim().to_string())
-            .filter(|k| !k.is_empty())
-            .collect();
-        let mut target_groups = Vec::new();
-        for t in p
-            .target_groups
-            .iter()
-            .map(|t| t.trim())
-            .filter(|t| !t.is_empty())
-        {
-            match cat.find_target_group(t) {
-                Some(i) if !target_groups.contains(&i) => target_groups.push(i),
-                Some(_) => {}
-                None => keywords.push(t.to_string()),
-            }
-        }
-        if let Some(title) = self.project.as_ref().and_then(|x| x.title.as_deref()) {
-            if !title.trim().is_empty() {
-                keywords.push(title.trim().to_string());
-            }
-        }
-        let locale = match p.locale.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-            None => Locale::De,
-            Some(l) => Locale::parse(l).ok_or_else(|| {
-                invalid(format!(
-                    "organization_profile.locale: `{l}` is not `de` or `en`"
-                ))
-            })?,
-        };
-        let mut query = String::new();
-        for part in [
-            p.name.as_deref(),
-            Some(description),
-            p.mission.as_deref(),
-            self.project.as_ref().and_then(|x| x.title.as_deref()),
-            self.project.as_ref().and_then(|x| x.description.as_deref()),
-        ]
-        .into_iter()
-        .flatten()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        {
-            if !query.is_empty() {
-                query.push_str(". ");
-            }
-            query.push_str(part);
-        }
-        if !p.keywords.is_empty() {
-            query.push_str(". ");
-            query.push_str(&p.keywords.join(", "));
-        }
+        let (keywords, target_groups) = self.topic_words(cat, p);
+        let locale = profile_locale(p)?;
+        let query = self.query_text(p, description);
         let excluded_grant_types = excluded_grant_types(&query);
         let wanted_grant_types = wanted_grant_types(&query)
             .into_iter()
@@ -376,6 +282,133 @@ impl MatchInput {
             need_vectors: Vec::new(),
             german_terms,
         })
+    }
+
+    /// The length limits of the texts and lists (400 with the offending field).
+    fn check_limits(&self, p: &OrganizationProfile, description: &str) -> Result<()> {
+        let texts = [
+            ("organization_profile.description", Some(description)),
+            ("organization_profile.name", p.name.as_deref()),
+            ("organization_profile.mission", p.mission.as_deref()),
+            (
+                "project.title",
+                self.project.as_ref().and_then(|x| x.title.as_deref()),
+            ),
+            (
+                "project.description",
+                self.project.as_ref().and_then(|x| x.description.as_deref()),
+            ),
+        ];
+        for (field, t) in texts {
+            if t.is_some_and(|t| t.chars().count() > MAX_TEXT_CHARS) {
+                return Err(Error::InvalidInput(format!(
+                    "{field}: at most {MAX_TEXT_CHARS} characters"
+                )));
+            }
+        }
+        let lists = [
+            ("organization_profile.regions", &p.regions),
+            ("organization_profile.grant_areas", &p.grant_areas),
+            (
+                "organization_profile.eligible_entities",
+                &p.eligible_entities,
+            ),
+            ("organization_profile.target_groups", &p.target_groups),
+            ("organization_profile.keywords", &p.keywords),
+        ];
+        for (field, l) in lists {
+            if l.len() > MAX_LIST_ITEMS {
+                return Err(Error::InvalidInput(format!(
+                    "{field}: at most {MAX_LIST_ITEMS} values"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The profile's topic words: its keywords, the target groups the catalogue does not
+    /// know (as words) and the project title; and the known target groups.
+    fn topic_words(&self, cat: &Catalogue, p: &OrganizationProfile) -> (Vec<String>, Vec<Idx>) {
+        let mut keywords: Vec<String> = p
+            .keywords
+            .iter()
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty())
+            .collect();
+        let mut target_groups = Vec::new();
+        for t in p
+            .target_groups
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+        {
+            match cat.find_target_group(t) {
+                Some(i) if !target_groups.contains(&i) => target_groups.push(i),
+                Some(_) => {}
+                None => keywords.push(t.to_string()),
+            }
+        }
+        if let Some(title) = self.project.as_ref().and_then(|x| x.title.as_deref()) {
+            if !title.trim().is_empty() {
+                keywords.push(title.trim().to_string());
+            }
+        }
+        (keywords, target_groups)
+    }
+
+    /// Name, description, mission, project title and description, then the keywords:
+    /// the text embedded and searched lexically.
+    fn query_text(&self, p: &OrganizationProfile, description: &str) -> String {
+        let mut query = String::new();
+        for part in [
+            p.name.as_deref(),
+            Some(description),
+            p.mission.as_deref(),
+            self.project.as_ref().and_then(|x| x.title.as_deref()),
+            self.project.as_ref().and_then(|x| x.description.as_deref()),
+        ]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        {
+            if !query.is_empty() {
+                query.push_str(". ");
+            }
+            query.push_str(part);
+        }
+        if !p.keywords.is_empty() {
+            query.push_str(". ");
+            query.push_str(&p.keywords.join(", "));
+        }
+        query
+    }
+}
+
+/// Applicant types of a profile whose `eligible_entities` name none: from the legal form
+/// or kind in its name ("… gGmbH", "Landkreis …"), else from its first sentence.
+fn applicant_types_in_texts(p: &OrganizationProfile, description: &str) -> Vec<ApplicantType> {
+    p.name
+        .as_deref()
+        .map(applicant_words)
+        .filter(|t| !t.is_empty())
+        .or_else(|| {
+            crate::facts::applicants::sentences(description)
+                .next()
+                .map(applicant_words)
+        })
+        .unwrap_or_default()
+}
+
+/// The locale of the reasons: `de` unless the profile says `en`.
+fn profile_locale(p: &OrganizationProfile) -> Result<Locale> {
+    match p.locale.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(Locale::De),
+        Some(l) => Locale::parse(l).ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "organization_profile.locale: `{l}` is not `de` or `en`"
+            ))
+        }),
     }
 }
 
