@@ -1,39 +1,46 @@
 //! # grantmatch-engine
 //!
-//! The pure library behind grantmatch: the catalogue of funding programmes and its
-//! vocabularies ([`catalogue`], [`model`]), the import format and its validation
-//! ([`records`]), atomic on-disk snapshots ([`store`]), German full-text search
-//! ([`search`], [`text`]), partner scopes ([`scope`]) and listing with filters
-//! ([`query`]); grant facts ([`facts`]), matching ([`matching`], [`profile`]),
-//! qualification and custom categories ([`qualify`]); the evaluation of matching on
-//! judged profiles ([`Engine::evaluate_profile`], [`metrics`]), which the CLI's `eval`
-//! and Python's `evaluate` share.
+//! The pure library behind grantmatch, in folders by concern:
+//! - [`catalogue`]: the catalogue of funding programmes and its vocabularies, with its
+//!   record types ([`model`]), import format and validation ([`records`]), import
+//!   ([`import`]) and atomic on-disk snapshots ([`store`]);
+//! - [`text`]: German full-text analysis and search ([`search`]) and the English →
+//!   German glossary ([`glossary`]);
+//! - [`vectors`]: the embedding model ([`embed`]), the grants' vectors and labels
+//!   derived from neighbours ([`classify`]);
+//! - [`facts`]: what the engine knows of every programme (who may apply, what kind);
+//! - partner scopes ([`scope`]), listing with filters ([`query`]) and the API's views
+//!   of records ([`views`]);
+//! - matching ([`matching`], [`profile`]), qualification and custom categories
+//!   ([`qualify`]); the evaluation of matching on judged profiles
+//!   ([`Engine::evaluate_profile`], [`metrics`]), which the CLI's `eval` and Python's
+//!   `evaluate` share; a synthetic catalogue for load tests ([`synthetic`]).
+//!
+//! The modules inside folders are also re-exported at their short paths
+//! (`grantmatch_engine::records`, `::embed`, …).
 //!
 //! No I/O framework lives here: plain data in, plain data out. Front-ends (server,
 //! CLI, Python) hold an [`Engine`] and call it.
 
 pub mod catalogue;
-pub mod classify;
-pub mod embed;
 pub mod error;
 pub mod facts;
-pub mod glossary;
-pub mod import;
 pub mod matching;
 pub mod metrics;
-pub mod model;
 pub mod profile;
 pub mod qualify;
 pub mod query;
-
-pub mod records;
 pub mod scope;
-pub mod search;
-pub mod store;
 pub mod synthetic;
 pub mod text;
 pub mod vectors;
 pub mod views;
+
+// The modules inside the folders, also at their short paths (`records`, `embed`, …),
+// which the front-ends use.
+pub use catalogue::{import, model, records, store};
+pub use text::{glossary, search};
+pub use vectors::{classify, embed};
 
 use std::path::{Path, PathBuf};
 

@@ -549,7 +549,7 @@ pub fn excluded_grant_types(text: &str) -> Vec<GrantType> {
 
 /// Funding types named in a sentence that asks for funding ("Wir suchen Zuschüsse,
 /// zinsgünstige Kredite und eine Beratung", "We are looking for grants and loans"): the
-/// words of qualification's prompt reading ([`crate::qualify::grant_type_of_word`]).
+/// words of qualification's prompt reading.
 pub fn wanted_grant_types(text: &str) -> Vec<GrantType> {
     const SEEKING: &[&str] = &[
         "suche",

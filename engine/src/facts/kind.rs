@@ -210,7 +210,7 @@ fn sme_applicant_rule() -> &'static Regex {
 
 /// "Only SMEs" when the title restricts to KMU ("KMU-innovativ", "für kleine und
 /// mittlere Unternehmen"), or the first sentence of the short description that names
-/// SMEs names them as the applicant ([`sme_applicant_rule`]); the source field
+/// SMEs names them as the applicant; the source field
 /// `company_size` wins when set.
 pub fn sme_only(grant: &Grant) -> Option<Read<bool>> {
     if let Some(size) = grant.company_size.as_deref() {

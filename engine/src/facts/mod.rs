@@ -9,8 +9,8 @@
 //! - `derived`: voted by the nearest labelled grants in embedding space
 //!   ([`neighbours`]), evidence = the nearest of them.
 //!
-//! The facts are computed when a catalogue is loaded ([`derive`]); the import writes the
-//! effective labels of derived grants into the snapshot ([`effective_labels`]).
+//! The facts are computed when a catalogue is loaded; the import writes the effective
+//! labels of derived grants into the snapshot ([`crate::classify::reassign_derived`]).
 
 pub mod applicants;
 pub mod areas;

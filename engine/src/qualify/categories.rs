@@ -323,7 +323,8 @@ fn near_the_closest(zs: &[f32], i: usize) -> bool {
 /// Assigns categories to grants (multi-label). Returns the category ids per grant, in
 /// the order of `categories`. A category is assigned at a similarity z ≥
 /// [`CATEGORY_Z_STRONG`] ([`CATEGORY_Z_STRONG_EN`] for English categories) to its text
-/// that is also near the best z of the other categories ([`near_the_closest`]), when a keyword phrase occurs in the title or short description, or at z ≥
+/// that is also near the best z of the set's other categories, when a keyword phrase
+/// occurs in the title or short description, or at z ≥
 /// [`CATEGORY_Z_WEAK`] with a keyword phrase in the full text.
 pub fn categorize(
     engine: &Engine,

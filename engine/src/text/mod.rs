@@ -1,9 +1,14 @@
-//! German-aware text analysis shared by full-text search and keyword scoring.
+//! Text: German-aware analysis (here) shared by full-text search ([`search`]) and keyword
+//! scoring, and the English → German glossary ([`glossary`]) for English profiles,
+//! prompts and categories.
 //!
 //! Pipeline per token: split on non-alphanumerics → lower-case → Snowball German stem →
 //! fold umlauts and ß (ä→a, ö→o, ü→u, ß→ss) → strip the derivational suffix `isier`
 //! (so that "Digitalisierung" and "digitale" both become `digital`). Stop words are
 //! dropped. Index and query go through the same function, so folding is symmetric.
+
+pub mod glossary;
+pub mod search;
 
 use rust_stemmers::{Algorithm, Stemmer};
 use std::sync::OnceLock;

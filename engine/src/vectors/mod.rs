@@ -1,4 +1,7 @@
-//! Embeddings of the catalogue's grants: computed at import, stored in the snapshot,
+//! Vectors: the embedding model ([`embed`]), the grants' embeddings (here) and the
+//! labels derived from embedding neighbours ([`classify`]).
+//!
+//! Embeddings of the catalogue's grants are computed at import, stored in the snapshot,
 //! loaded at server start (which never embeds).
 //!
 //! Each grant's passage text has a SHA-256; vectors are reused from the previous
@@ -22,6 +25,9 @@
 //! shortlist (measured in BENCHMARKS.md). Both scans run in parallel blocks (rayon),
 //! with SIMD chosen at run time (AVX2 where the CPU has it; `pulp`, no unsafe code), and
 //! evaluate the filter only for rows whose score would enter the current top list.
+
+pub mod classify;
+pub mod embed;
 
 use std::cmp::Ordering;
 use std::collections::HashMap;

@@ -1,5 +1,12 @@
-//! The in-memory catalogue: the validated records plus the indices every query needs
-//! (id and slug lookups, the region and grant-area hierarchies, per-grant links).
+//! The catalogue: its record types ([`model`]), the import format and its validation
+//! ([`records`]), the import use-case ([`import`]), atomic on-disk snapshots ([`store`]),
+//! and here the in-memory catalogue: the validated records plus the indices every query
+//! needs (id and slug lookups, the region and grant-area hierarchies, per-grant links).
+
+pub mod import;
+pub mod model;
+pub mod records;
+pub mod store;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
