@@ -357,7 +357,6 @@ impl<'a> Scorer<'a> {
         if kind_value < 0.5 {
             total *= KIND_MISFIT_FACTOR;
         }
-
         let mut score = calibrate(total);
         if checks.excluding_failure() {
             score = excluded_score(score);
