@@ -163,12 +163,11 @@ fn prepare_category(
         .map(|d| QualificationPrompt::parse(cat, d));
     let text = category_text(c);
     let (instruments, kinds) = (instruments_of_name(&c.name), kinds_of_name(&c.name));
+    let english = crate::profile::text_language(&text) == crate::profile::Locale::En;
     // A category named for instruments or kinds is decided by them and by its own words
     // in the title; the glossary's broader German terms ("equity" → "Beteiligung") would
     // add every programme that mentions them.
-    let english = crate::profile::text_language(&text) == crate::profile::Locale::En
-        && instruments.is_empty()
-        && kinds.is_empty();
+    let german_phrases = english && instruments.is_empty() && kinds.is_empty();
     let strong_z = if english {
         CATEGORY_Z_STRONG_EN
     } else {
@@ -205,7 +204,7 @@ fn prepare_category(
             .map(|v| Similarity::new(vectors, &v))
             .collect(),
         items: rows.map(|v| Similarity::new(vectors, &v)).collect(),
-        phrases: category_phrases(c, english),
+        phrases: category_phrases(c, german_phrases),
     })
 }
 
