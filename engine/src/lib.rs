@@ -14,7 +14,8 @@
 //! - matching ([`matching`], [`profile`]), qualification and custom categories
 //!   ([`qualify`]); the evaluation of matching on judged profiles
 //!   ([`Engine::evaluate_profile`], [`metrics`]), which the CLI's `eval` and Python's
-//!   `evaluate` share; a synthetic catalogue for load tests ([`synthetic`]).
+//!   `evaluate` share; with the `synthetic` feature, a synthetic catalogue generator
+//!   for load tests and benchmarks (`synthetic`, used by the CLI and the benches).
 //!
 //! The modules inside folders are also re-exported at their short paths
 //! (`grantmatch_engine::records`, `::embed`, …).
@@ -31,6 +32,7 @@ pub mod profile;
 pub mod qualify;
 pub mod query;
 pub mod scope;
+#[cfg(feature = "synthetic")]
 pub mod synthetic;
 pub mod text;
 pub mod vectors;
