@@ -1680,6 +1680,19 @@ fn english_profiles_speak_to_german_texts_through_the_glossary() {
     assert!(german.german_terms.is_empty());
 }
 
+/// Ranks `profile` over a [`two_directions`] catalogue (query vector on the first axis).
+fn rank_two(engine: &Engine, profile: &ResolvedProfile) -> Vec<Match> {
+    engine
+        .rank(
+            &engine.resolve_scope(&Scope::unrestricted()),
+            profile,
+            &[1.0, 0.0],
+            &MatchOptions::default(),
+            date("2026-01-01"),
+        )
+        .unwrap()
+}
+
 /// The real catalogue with two-dimensional vectors: the programmes `near` picks point
 /// one way, every other programme the other; rank with the query `[1, 0]` to put the
 /// picked ones first on topic.
@@ -1712,23 +1725,7 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
     let cat = &engine.catalogue;
     let is_call = |g: Idx| cat.facts(g).kind.value == ProgrammeKind::ResearchCall;
     let w = MatchWeights::default();
-    let weighted = |m: &Match| {
-        let c = &m.components;
-        (w.semantic * c.semantic
-            + w.keyword * c.keyword
-            + w.region * c.region
-            + w.target_group * c.target_group
-            + w.eligibility * c.eligibility
-            + w.deadline * c.deadline
-            + w.budget * c.budget)
-            / (w.semantic
-                + w.keyword
-                + w.region
-                + w.target_group
-                + w.eligibility
-                + w.deadline
-                + w.budget)
-    };
+    let weighted = |m: &Match| w.mean(&m.components);
     for (description, researcher) in [
         (
             "Wir sind eine Bäckerei mit sieben Filialen und wollen eine Wärmepumpe einbauen.",
@@ -1746,15 +1743,7 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
         .unwrap();
         let profile = input.resolve(cat).unwrap();
         assert_eq!(profile.research_oriented, researcher, "{description}");
-        let matches = engine
-            .rank(
-                &engine.resolve_scope(&Scope::unrestricted()),
-                &profile,
-                &[1.0, 0.0],
-                &MatchOptions::default(),
-                date("2026-01-01"),
-            )
-            .unwrap();
+        let matches = rank_two(&engine, &profile);
         // Both branches are exercised: research calls are among the results.
         assert!(
             matches.iter().any(|m| is_call(m.grant)),
@@ -1814,15 +1803,7 @@ fn a_large_organisation_fails_a_programme_for_smes_only() {
         let profile = input.resolve(cat).unwrap();
         assert!(profile.applicant_types.contains(&ApplicantType::Company));
         assert_eq!(matching::too_large_for(cat, &profile, g), large);
-        let matches = engine
-            .rank(
-                &engine.resolve_scope(&Scope::unrestricted()),
-                &profile,
-                &[1.0, 0.0],
-                &MatchOptions::default(),
-                date("2026-01-01"),
-            )
-            .unwrap();
+        let matches = rank_two(&engine, &profile);
         let for_smes_only: Vec<&Match> =
             matches.iter().filter(|m| for_smes(cat, m.grant)).collect();
         assert!(

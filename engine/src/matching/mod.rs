@@ -75,6 +75,27 @@ impl Default for MatchWeights {
     }
 }
 
+impl MatchWeights {
+    /// The weighted mean of the components (weights normalised by their sum).
+    pub fn mean(&self, c: &Components) -> f32 {
+        let sum = self.semantic
+            + self.keyword
+            + self.region
+            + self.target_group
+            + self.eligibility
+            + self.deadline
+            + self.budget;
+        (self.semantic * c.semantic
+            + self.keyword * c.keyword
+            + self.region * c.region
+            + self.target_group * c.target_group
+            + self.eligibility * c.eligibility
+            + self.deadline * c.deadline
+            + self.budget * c.budget)
+            / sum.max(f32::EPSILON)
+    }
+}
+
 /// Calibration of raw cosines: e5 cosines sit in a narrow band, so the semantic
 /// component maps `[low, high]` linearly onto `[0, 1]`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

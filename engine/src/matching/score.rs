@@ -188,7 +188,6 @@ pub(super) struct Scorer<'a> {
     req: &'a RankRequest<'a>,
     /// The weights, with the keyword weight of an English profile lowered.
     weights: MatchWeights,
-    weight_sum: f32,
     /// The best BM25 score on the shortlist (the lexical part is relative to it).
     max_lexical: f32,
     keyword_terms: Vec<KeywordTerms>,
@@ -223,18 +222,9 @@ impl<'a> Scorer<'a> {
             })
             .filter(|(_, a)| !a.is_empty())
             .collect();
-        let weight_sum = (w.semantic
-            + w.keyword
-            + w.region
-            + w.target_group
-            + w.eligibility
-            + w.deadline
-            + w.budget)
-            .max(f32::EPSILON);
         Scorer {
             req,
             weights: w,
-            weight_sum,
             max_lexical,
             keyword_terms,
         }
@@ -379,14 +369,6 @@ impl<'a> Scorer<'a> {
 
     /// The weighted mean of the components.
     fn weighted(&self, c: &Components) -> f32 {
-        let w = &self.weights;
-        (w.semantic * c.semantic
-            + w.keyword * c.keyword
-            + w.region * c.region
-            + w.target_group * c.target_group
-            + w.eligibility * c.eligibility
-            + w.deadline * c.deadline
-            + w.budget * c.budget)
-            / self.weight_sum
+        self.weights.mean(c)
     }
 }
