@@ -1,178 +1,395 @@
-//! JSON representations of catalogue records with the API's field names, shared by the
+//! Representations of catalogue records with the API's field names, shared by the
 //! server and the Python module so that both give the same answer.
+//!
+//! The grant views are typed ([`GrantView`], [`GrantDetailView`]); with the `openapi`
+//! feature they also describe themselves (`utoipa::ToSchema`), so the server's OpenAPI
+//! document is generated from the types it serialises. They hold only what the
+//! catalogue knows: the server adds the calling partner's own annotations next to them.
+//! The vocabulary and provider views are still JSON values.
 //!
 //! `name` is the German name (the canonical language of the data); `name_de` and
 //! `name_en` are both given where the record has them. Counts are always taken within
-//! the caller's scope. Grant views carry `ai_qualified`, `ai_qualification_reasoning`
-//! and `custom_categories` as null/empty; the server fills in the calling partner's own.
+//! the caller's scope.
 
 use crate::catalogue::{Catalogue, Idx};
-use crate::model::{provider_type_label, Grant, GrantProvider};
-use crate::query::Page;
+use crate::facts::{ApplicantType, Fact, ProgrammeKind, Source};
+use crate::model::{ContactPoint, Grant, GrantProvider, GrantType, ProviderType, RegionType};
 use crate::scope::ResolvedScope;
 use crate::Engine;
-use serde_json::{json, Map, Value};
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+use serde_json::{json, Value};
+use uuid::Uuid;
 
-fn region_ref(cat: &Catalogue, r: Idx) -> Value {
-    let region = &cat.regions[r as usize];
-    json!({ "id": region.id, "name": region.name_de })
+/// A referenced record: id and German name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NamedRef {
+    pub id: Uuid,
+    /// German name.
+    pub name: String,
 }
 
-fn area_ref(cat: &Catalogue, a: Idx) -> Value {
-    let area = &cat.grant_areas[a as usize];
-    json!({ "id": area.id, "name": area.name_de })
+/// The provider of a grant in a list item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantProviderRef {
+    pub id: Uuid,
+    pub name: String,
+    pub slug: String,
 }
 
-/// Fields shared by the list item and the detail of a grant.
-fn grant_common(cat: &Catalogue, g: Idx) -> Map<String, Value> {
-    let grant: &Grant = &cat.grants[g as usize];
-    let provider = cat.grant_provider(g).map(|p| {
-        let p = &cat.grant_providers[p as usize];
-        json!({ "id": p.id, "name": p.name, "slug": p.slug })
-    });
-    let target_groups: Vec<Value> = cat
-        .grant_target_groups(g)
-        .iter()
-        .map(|&t| {
-            let tg = &cat.target_groups[t as usize];
-            json!({ "id": tg.id, "name": tg.name_de })
-        })
-        .collect();
-    // Nested values are put in place after the object is built: `json!` would copy them
-    // (it serialises every expression), and this view is built 25 times per list page.
-    let mut v = json!({
-        "id": grant.id,
-        "slug": grant.slug,
-        "title": grant.title,
-        "short_description": grant.short_description,
-        "grant_type": grant.grant_type.as_str(),
-        "grant_provider": Value::Null,
-        "end_date": grant.end_date,
-        "ongoing_grant": grant.ongoing_grant,
-        "funding_amount": grant.funding_amount,
-        "max_funding_amount": grant.max_funding_amount,
-        "regions": [],
-        "grant_areas": [],
-        "target_groups": [],
-        "updated_at": grant.updated_at,
-        "ai_qualified": Value::Null,
-        "ai_qualification_reasoning": Value::Null,
-        "custom_categories": [],
-    });
-    v["grant_provider"] = provider.unwrap_or(Value::Null);
-    v["regions"] = cat
-        .grant_regions(g)
-        .iter()
-        .map(|&r| region_ref(cat, r))
-        .collect();
-    v["grant_areas"] = cat
-        .grant_areas(g)
-        .iter()
-        .map(|&a| area_ref(cat, a))
-        .collect();
-    v["target_groups"] = Value::Array(target_groups);
-    match v {
-        Value::Object(m) => m,
-        _ => unreachable!("json! object"),
+/// A grant as an element of a list (the API adds the calling partner's own
+/// annotations next to these fields).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantView {
+    pub id: Uuid,
+    /// URL-friendly identifier, usable in place of the id on the detail endpoint.
+    pub slug: String,
+    pub title: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub short_description: Option<String>,
+    pub grant_type: GrantType,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub grant_provider: Option<GrantProviderRef>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub end_date: Option<NaiveDate>,
+    pub ongoing_grant: bool,
+    /// Free-text range with currency.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub funding_amount: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub max_funding_amount: Option<f64>,
+    pub regions: Vec<NamedRef>,
+    pub grant_areas: Vec<NamedRef>,
+    pub target_groups: Vec<NamedRef>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Postal address of a provider inside a grant detail (every field present, may be null).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantProviderAddress {
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub street_and_number: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub postal_code: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub city: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub state: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub country: Option<String>,
+}
+
+/// The provider of a grant in the grant detail.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantProviderSummary {
+    pub id: Uuid,
+    pub name: String,
+    pub slug: String,
+    pub grant_provider_type: ProviderType,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub website: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub email: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub phone: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub address: Option<GrantProviderAddress>,
+}
+
+/// A region of a grant detail.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantRegion {
+    pub id: Uuid,
+    pub name: String,
+    pub region_type: RegionType,
+}
+
+/// A grant area of a grant detail.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantAreaRef {
+    pub id: Uuid,
+    pub name: String,
+    /// The parent area; null for a parent area.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub parent_id: Option<Uuid>,
+}
+
+/// Source of the grant's areas and target groups.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct LabelsFact {
+    pub source: Source,
+    pub evidence: Option<String>,
+}
+
+/// Facts the engine knows about a grant (extra field of the detail), each with source
+/// and evidence; `null` where nothing says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantFactsView {
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub applicant_types: Option<Fact<Vec<ApplicantType>>>,
+    pub programme_kind: Fact<ProgrammeKind>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub sme_only: Option<Fact<bool>>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub non_profit_only: Option<Fact<bool>>,
+    pub labels: LabelsFact,
+}
+
+/// The full record of a grant (the API adds the calling partner's own annotations).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantDetailView {
+    pub id: Uuid,
+    pub slug: String,
+    pub title: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub short_description: Option<String>,
+    pub grant_type: GrantType,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub grant_provider: Option<GrantProviderSummary>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub end_date: Option<NaiveDate>,
+    pub ongoing_grant: bool,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub funding_amount: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub max_funding_amount: Option<f64>,
+    pub regions: Vec<GrantRegion>,
+    pub grant_areas: Vec<GrantAreaRef>,
+    pub target_groups: Vec<NamedRef>,
+    pub updated_at: DateTime<Utc>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub description: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub contact_point: Option<ContactPoint>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub start_date: Option<NaiveDate>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub end_date_description: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub earliest_project_start: Option<NaiveDate>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub project_duration: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub funding_rate: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub funding_goal: Option<String>,
+    pub eligibility_requirements: Vec<String>,
+    /// Free text next to the structured `target_groups`.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub target_group_description: Option<String>,
+    /// false when the source does not say.
+    pub non_profit_only: bool,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub company_size: Option<String>,
+    pub eligible_entities: Vec<NamedRef>,
+    pub eligible_expenditures: Vec<String>,
+    pub non_eligible_expenditures: Vec<String>,
+    pub eligible_expenditure_categories: Vec<String>,
+    pub evaluation_criteria: Vec<String>,
+    pub documents_needed: Vec<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub application_level: Option<String>,
+    pub application_links: Vec<String>,
+    pub guideline_links: Vec<String>,
+    pub reporting_and_claims_links: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    /// Source attribution (programme texts are CC BY-ND 4.0).
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub attribution: Option<String>,
+    /// Grant facts with source and evidence (extra field).
+    pub facts: GrantFactsView,
+}
+
+fn named(id: Uuid, name: &str) -> NamedRef {
+    NamedRef {
+        id,
+        name: name.to_string(),
     }
 }
 
-pub fn grant_item(cat: &Catalogue, g: Idx) -> Value {
-    Value::Object(grant_common(cat, g))
+fn region_refs(cat: &Catalogue, g: Idx) -> Vec<NamedRef> {
+    let regions = cat.grant_regions(g).iter();
+    regions
+        .map(|&r| named(cat.regions[r as usize].id, &cat.regions[r as usize].name_de))
+        .collect()
 }
 
-/// The grant facts with source and evidence (`facts` of the grant detail).
-pub fn facts_view(cat: &Catalogue, g: Idx) -> Value {
-    let f = cat.facts(g);
-    json!({
-        "applicant_types": f.applicants,
-        "programme_kind": f.kind,
-        "sme_only": f.sme_only,
-        "non_profit_only": f.non_profit_only,
-        "labels": { "source": f.labels, "evidence": f.label_evidence },
-    })
-}
-
-pub fn grant_detail(cat: &Catalogue, g: Idx) -> Value {
-    let grant = &cat.grants[g as usize];
-    let mut m = grant_common(cat, g);
-    let provider = cat.grant_provider(g).map(|p| {
-        let p = &cat.grant_providers[p as usize];
-        json!({
-            "id": p.id,
-            "name": p.name,
-            "slug": p.slug,
-            "grant_provider_type": p.provider_type,
-            "website": p.website,
-            "email": p.email,
-            "phone": p.phone,
-            "address": p.address.as_ref().map(|a| json!({
-                "street_and_number": a.street_and_number,
-                "postal_code": a.postal_code,
-                "city": a.city,
-                "state": a.state,
-                "country": a.country,
-            })),
-        })
-    });
-    let regions: Vec<Value> = cat
-        .grant_regions(g)
-        .iter()
-        .map(|&r| {
-            let region = &cat.regions[r as usize];
-            json!({ "id": region.id, "name": region.name_de, "region_type": region.region_type.as_str() })
-        })
-        .collect();
-    let areas: Vec<Value> = cat
-        .grant_areas(g)
-        .iter()
+fn area_refs(cat: &Catalogue, g: Idx) -> Vec<NamedRef> {
+    let areas = cat.grant_areas(g).iter();
+    areas
         .map(|&a| {
-            let area = &cat.grant_areas[a as usize];
-            json!({ "id": area.id, "name": area.name_de, "parent_id": area.parent_id })
+            named(
+                cat.grant_areas[a as usize].id,
+                &cat.grant_areas[a as usize].name_de,
+            )
         })
-        .collect();
-    let entities: Vec<Value> = cat
-        .grant_entities(g)
-        .iter()
-        .map(|&e| {
-            let entity = &cat.eligible_entities[e as usize];
-            json!({ "id": entity.id, "name": entity.name_de })
+        .collect()
+}
+
+fn target_group_refs(cat: &Catalogue, g: Idx) -> Vec<NamedRef> {
+    let groups = cat.grant_target_groups(g).iter();
+    groups
+        .map(|&t| {
+            named(
+                cat.target_groups[t as usize].id,
+                &cat.target_groups[t as usize].name_de,
+            )
         })
-        .collect();
-    let extra = json!({
-        "description": grant.description,
-        "grant_provider": provider,
-        "contact_point": grant.contact_point,
-        "start_date": grant.start_date,
-        "end_date_description": grant.end_date_description,
-        "earliest_project_start": grant.earliest_project_start,
-        "project_duration": grant.project_duration,
-        "funding_rate": grant.funding_rate,
-        "funding_goal": grant.funding_goal,
-        "eligibility_requirements": grant.eligibility_requirements,
-        "target_group_description": grant.target_group_description,
-        "non_profit_only": grant.non_profit_only.unwrap_or(false),
-        "company_size": grant.company_size,
-        "eligible_entities": entities,
-        "eligible_expenditures": grant.eligible_expenditures,
-        "non_eligible_expenditures": grant.non_eligible_expenditures,
-        "eligible_expenditure_categories": grant.eligible_expenditure_categories,
-        "evaluation_criteria": grant.evaluation_criteria,
-        "documents_needed": grant.documents_needed,
-        "application_level": grant.application_level,
-        "application_links": grant.application_links,
-        "guideline_links": grant.guideline_links,
-        "reporting_and_claims_links": grant.reporting_and_claims_links,
-        "regions": regions,
-        "grant_areas": areas,
-        "created_at": grant.created_at,
-        "attribution": grant.attribution,
-        "facts": facts_view(cat, g),
-    });
-    if let Value::Object(extra) = extra {
-        m.extend(extra);
+        .collect()
+}
+
+impl GrantView {
+    pub fn new(cat: &Catalogue, g: Idx) -> Self {
+        let grant: &Grant = cat.grant(g);
+        let provider = cat.grant_provider(g).map(|p| {
+            let p = &cat.grant_providers[p as usize];
+            GrantProviderRef {
+                id: p.id,
+                name: p.name.clone(),
+                slug: p.slug.clone(),
+            }
+        });
+        GrantView {
+            id: grant.id,
+            slug: grant.slug.clone(),
+            title: grant.title.clone(),
+            short_description: grant.short_description.clone(),
+            grant_type: grant.grant_type,
+            grant_provider: provider,
+            end_date: grant.end_date,
+            ongoing_grant: grant.ongoing_grant,
+            funding_amount: grant.funding_amount.clone(),
+            max_funding_amount: grant.max_funding_amount,
+            regions: region_refs(cat, g),
+            grant_areas: area_refs(cat, g),
+            target_groups: target_group_refs(cat, g),
+            updated_at: grant.updated_at,
+        }
     }
-    Value::Object(m)
+}
+
+impl GrantFactsView {
+    pub fn new(cat: &Catalogue, g: Idx) -> Self {
+        let f = cat.facts(g);
+        GrantFactsView {
+            applicant_types: f.applicants.clone(),
+            programme_kind: f.kind.clone(),
+            sme_only: f.sme_only.clone(),
+            non_profit_only: f.non_profit_only.clone(),
+            labels: LabelsFact {
+                source: f.labels,
+                evidence: f.label_evidence.clone(),
+            },
+        }
+    }
+}
+
+impl GrantProviderSummary {
+    fn new(p: &GrantProvider) -> Self {
+        GrantProviderSummary {
+            id: p.id,
+            name: p.name.clone(),
+            slug: p.slug.clone(),
+            grant_provider_type: ProviderType::of(&p.provider_type),
+            website: p.website.clone(),
+            email: p.email.clone(),
+            phone: p.phone.clone(),
+            address: p.address.as_ref().map(|a| GrantProviderAddress {
+                street_and_number: a.street_and_number.clone(),
+                postal_code: a.postal_code.clone(),
+                city: a.city.clone(),
+                state: a.state.clone(),
+                country: a.country.clone(),
+            }),
+        }
+    }
+}
+
+impl GrantDetailView {
+    pub fn new(cat: &Catalogue, g: Idx) -> Self {
+        let grant = cat.grant(g);
+        let regions = cat.grant_regions(g).iter().map(|&r| {
+            let region = &cat.regions[r as usize];
+            GrantRegion {
+                id: region.id,
+                name: region.name_de.clone(),
+                region_type: region.region_type,
+            }
+        });
+        let areas = cat.grant_areas(g).iter().map(|&a| {
+            let area = &cat.grant_areas[a as usize];
+            GrantAreaRef {
+                id: area.id,
+                name: area.name_de.clone(),
+                parent_id: area.parent_id,
+            }
+        });
+        let entities = cat.grant_entities(g).iter().map(|&e| {
+            let entity = &cat.eligible_entities[e as usize];
+            named(entity.id, &entity.name_de)
+        });
+        GrantDetailView {
+            id: grant.id,
+            slug: grant.slug.clone(),
+            title: grant.title.clone(),
+            short_description: grant.short_description.clone(),
+            grant_type: grant.grant_type,
+            grant_provider: cat
+                .grant_provider(g)
+                .map(|p| GrantProviderSummary::new(&cat.grant_providers[p as usize])),
+            end_date: grant.end_date,
+            ongoing_grant: grant.ongoing_grant,
+            funding_amount: grant.funding_amount.clone(),
+            max_funding_amount: grant.max_funding_amount,
+            regions: regions.collect(),
+            grant_areas: areas.collect(),
+            target_groups: target_group_refs(cat, g),
+            updated_at: grant.updated_at,
+            description: grant.description.clone(),
+            contact_point: grant.contact_point.clone(),
+            start_date: grant.start_date,
+            end_date_description: grant.end_date_description.clone(),
+            earliest_project_start: grant.earliest_project_start,
+            project_duration: grant.project_duration.clone(),
+            funding_rate: grant.funding_rate.clone(),
+            funding_goal: grant.funding_goal.clone(),
+            eligibility_requirements: grant.eligibility_requirements.clone(),
+            target_group_description: grant.target_group_description.clone(),
+            non_profit_only: grant.non_profit_only.unwrap_or(false),
+            company_size: grant.company_size.clone(),
+            eligible_entities: entities.collect(),
+            eligible_expenditures: grant.eligible_expenditures.clone(),
+            non_eligible_expenditures: grant.non_eligible_expenditures.clone(),
+            eligible_expenditure_categories: grant.eligible_expenditure_categories.clone(),
+            evaluation_criteria: grant.evaluation_criteria.clone(),
+            documents_needed: grant.documents_needed.clone(),
+            application_level: grant.application_level.clone(),
+            application_links: grant.application_links.clone(),
+            guideline_links: grant.guideline_links.clone(),
+            reporting_and_claims_links: grant.reporting_and_claims_links.clone(),
+            created_at: grant.created_at,
+            attribution: grant.attribution.clone(),
+            facts: GrantFactsView::new(cat, g),
+        }
+    }
 }
 
 /// A provider with every field of the spec; `address`, `geo_location` and
@@ -188,7 +405,7 @@ pub fn provider(engine: &Engine, scope: &ResolvedScope, p: Idx) -> Value {
         "slug": gp.slug,
         "type": gp.provider_type,
         "grant_provider_type": gp.provider_type,
-        "type_label": provider_type_label(&gp.provider_type),
+        "type_label": ProviderType::of(&gp.provider_type).label_de(),
         "description": gp.description,
         "website": gp.website,
         "email": gp.email,
@@ -288,15 +505,5 @@ pub fn area_base(cat: &Catalogue, a: Idx) -> Value {
         "name": area.name_de,
         "name_de": area.name_de,
         "name_en": area.name_en,
-    })
-}
-
-/// The `meta` object of grant lists.
-pub fn page_meta<T>(page: &Page<T>) -> Value {
-    json!({
-        "current_page": page.page,
-        "per_page": page.per_page,
-        "total_pages": page.total_pages(),
-        "total_count": page.total,
     })
 }

@@ -174,7 +174,9 @@ class Engine:
         grant_type: Optional[str] = None,
         limit: Optional[int] = None,
     ) -> List[_Json]:
-        """Grants as dicts with the fields of ``GET /api/v1/grants`` items.
+        """Grants as dicts with the fields of ``GET /api/v1/grants`` items, without a
+        partner's own annotations (``ai_qualified``, ``ai_qualification_reasoning``,
+        ``custom_categories``).
 
         Filters combine with AND, values of one filter with OR. Regions and areas are
         given as UUID, slug, code or name; the provider as UUID or slug. Without ``q``
@@ -183,7 +185,8 @@ class Engine:
         Raises UnknownIdError (unknown region/area/provider), InvalidInputError (grant type).
         """
     def grant(self, id_or_slug: str) -> _Json:
-        """One grant with every field of ``GET /api/v1/grants/{id}``; UnknownIdError if none."""
+        """One grant with the fields of ``GET /api/v1/grants/{id}`` except a partner's own
+        annotations; UnknownIdError if none."""
     def providers(
         self, q: Optional[str] = None, *, provider_type: Optional[str] = None
     ) -> List[_Json]:

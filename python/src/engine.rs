@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use chrono::NaiveDate;
 use grantmatch_engine::embed::{Embedder, ModelConfig, ModelVariant, TextKind, DIM};
-use grantmatch_engine::model::{GrantType, PROVIDER_TYPES};
+use grantmatch_engine::model::{GrantType, ProviderType};
 use grantmatch_engine::profile::Locale;
 use grantmatch_engine::vectors::normalized;
 use grantmatch_engine::{
@@ -22,7 +22,7 @@ use crate::convert::{f32_clean, from_py, to_py};
 use crate::errors::{self, invalid, model, unknown};
 use crate::options::match_options;
 use grantmatch_engine::qualify::{self, QualificationPrompt, QualificationRules};
-use grantmatch_engine::views;
+use grantmatch_engine::views::{self, GrantDetailView, GrantView};
 
 /// Organisation id used when a profile is given without a request body around it (the
 /// engine requires one; it does not influence the ranking).
@@ -418,7 +418,7 @@ impl PyEngine {
                 engine.list_grants(scope, &filter, page).map(|page| {
                     page.items
                         .iter()
-                        .map(|&g| views::grant_item(&engine.catalogue, g))
+                        .map(|&g| json!(GrantView::new(&engine.catalogue, g)))
                         .collect::<Vec<_>>()
                 })
             })
@@ -426,7 +426,8 @@ impl PyEngine {
         to_py_list(py, items)
     }
 
-    /// One grant with every field of `GET /api/v1/grants/{id}`.
+    /// One grant with every field of `GET /api/v1/grants/{id}` except a partner's own
+    /// annotations (`ai_qualified`, `ai_qualification_reasoning`, `custom_categories`).
     ///
     /// Args:
     ///     id_or_slug: the grant's UUID or slug.
@@ -435,7 +436,7 @@ impl PyEngine {
     ///     UnknownIdError: no such grant.
     fn grant<'py>(&self, py: Python<'py>, id_or_slug: &str) -> PyResult<Bound<'py, PyAny>> {
         let g = self.grant_idx(id_or_slug)?;
-        to_py(py, &views::grant_detail(&self.engine.catalogue, g))
+        to_py(py, &json!(GrantDetailView::new(&self.engine.catalogue, g)))
     }
 
     /// Grant providers as dicts with the fields of `GET /api/v1/grant_providers`,
@@ -455,10 +456,10 @@ impl PyEngine {
         provider_type: Option<&str>,
     ) -> PyResult<Bound<'py, PyList>> {
         if let Some(t) = provider_type {
-            if !PROVIDER_TYPES.contains(&t) {
+            if ProviderType::parse(t).is_none() {
                 return Err(invalid(format!(
                     "provider_type: `{t}` is not a provider type (one of: {})",
-                    PROVIDER_TYPES.join(", ")
+                    ProviderType::names().join(", ")
                 )));
             }
         }

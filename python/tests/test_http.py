@@ -203,20 +203,35 @@ def all_pages(server, path, key, **params):
         page += 1
 
 
+PARTNER_ANNOTATIONS = ("ai_qualified", "ai_qualification_reasoning", "custom_categories")
+
+
+def without_annotations(grant: dict) -> dict:
+    """A grant of the API without the calling partner's own fields (which are null or
+    empty here: this partner has no qualification prompt and no categories)."""
+    assert grant["ai_qualified"] is None and grant["custom_categories"] == []
+    return {k: v for k, v in grant.items() if k not in PARTNER_ANNOTATIONS}
+
+
+def api_grants(server, **params) -> list:
+    return [without_annotations(g) for g in all_pages(server, "/api/v1/grants", "grants", **params)]
+
+
 def test_grants_equal_get_grants(server, engine):
-    assert all_pages(server, "/api/v1/grants", "grants") == engine.grants()
-    assert all_pages(server, "/api/v1/grants", "grants", q="Sportverein") == engine.grants("Sportverein")
+    assert api_grants(server) == engine.grants()
+    assert api_grants(server, q="Sportverein") == engine.grants("Sportverein")
     sachsen = next(r for r in engine.regions() if r["name"] == "Sachsen")
     area = next(a for a in engine.grant_areas() if a["is_parent"])
-    filtered = all_pages(
-        server, "/api/v1/grants", "grants",
+    filtered = api_grants(
+        server,
         **{"region_ids[]": [sachsen["id"]], "grant_area_ids[]": [area["id"]], "grant_type": "subsidy"},
     )
     assert filtered == engine.grants(
         region_ids=sachsen["id"], grant_area_ids=area["id"], grant_type="subsidy"
     )
     for g in engine.grants(limit=5):
-        assert server.get(f"/api/v1/grants/{g['id']}")["grant"] == engine.grant(g["slug"])
+        detail = server.get(f"/api/v1/grants/{g['id']}")["grant"]
+        assert without_annotations(detail) == engine.grant(g["slug"])
 
 
 def test_vocabularies_equal_the_api(server, engine):

@@ -1,13 +1,16 @@
 //! The OpenAPI 3.1 description of the API, generated from code with `utoipa`, and the
 //! interactive documentation (Swagger UI, assets bundled in the binary).
 //!
-//! - `schemas`: documentation structs of every request and response body (the
-//!   handlers build JSON with `json!`; `tests/api/openapi.rs` validates the real
-//!   responses of every endpoint against these schemas).
+//! - `schemas`: the schemas of every request and response body. The grant responses
+//!   are the types the handlers serialise (`crate::views`, `grantmatch_engine::views`);
+//!   the others are still documentation structs next to handlers that build JSON with
+//!   `json!`. `tests/api/openapi.rs` validates the real responses of every endpoint
+//!   against these schemas.
 //! - `paths`: `#[utoipa::path]` annotations of every route (parameters, bodies,
 //!   success responses, scopes).
-//! - [`document`] completes the generated document in one pass, from the properties
-//!   of each operation: the error responses every authenticated operation can give
+//! - [`document`] completes the generated document in one pass: responses composed of
+//!   parts (the engine's grant view and the partner's annotations) are closed over all
+//!   their properties; and from the properties of each operation: the error responses every authenticated operation can give
 //!   (401, 403, 429, 500, 503), 400 for operations with parameters or a body, 404 for
 //!   paths with an `{id}`, 413/415 for request bodies, the rate-limit headers, the
 //!   required scope in each description, and the examples (real responses over
@@ -346,6 +349,7 @@ fn finish(mut doc: Value) -> Value {
         responses.insert(name.to_string(), r);
     }
     components.insert("responses".into(), Value::Object(responses));
+    close_composed_objects(components);
     let int_header =
         |d: &str| json!({ "description": d, "schema": { "type": "integer", "minimum": 0 } });
     components.insert(
@@ -369,6 +373,20 @@ fn finish(mut doc: Value) -> Value {
         }
     }
     doc
+}
+
+/// A response built from parts (`#[serde(flatten)]`, an `allOf` of the parts' schemas)
+/// is closed over the union of their properties: `unevaluatedProperties: false`, as a
+/// single struct's `deny_unknown_fields` closes it with `additionalProperties: false`.
+fn close_composed_objects(components: &mut Map<String, Value>) {
+    let Some(Value::Object(schemas)) = components.get_mut("schemas") else {
+        return;
+    };
+    for schema in schemas.values_mut() {
+        if schema.get("allOf").is_some() {
+            schema["unevaluatedProperties"] = json!(false);
+        }
+    }
 }
 
 fn complete_operation(op: &mut Value, has_id: bool) {

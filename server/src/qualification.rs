@@ -36,6 +36,7 @@ use uuid::Uuid;
 
 use crate::db::{Db, Partner};
 use crate::error::ServerError;
+use crate::views::{self as api, Annotations};
 use crate::AppState;
 
 /// Grants assessed per `spawn_blocking` batch.
@@ -441,28 +442,25 @@ impl PartnerAnnotations {
     }
 
     /// The three API fields of a grant.
-    pub fn fields(&self, grant: Uuid) -> [(&'static str, Value); 3] {
+    /// The partner's annotations of `grant` (null and empty where it has none).
+    pub fn of(&self, grant: Uuid) -> Annotations {
         let r = self.results.get(&grant);
-        let cats: Vec<Value> = self
+        let custom_categories = self
             .category_ids(grant)
             .map(|id| {
                 let (name, name_en) = &self.categories[&id];
-                json!({ "id": id, "name": name, "name_en": name_en })
+                api::CustomCategory {
+                    id,
+                    name: name.clone(),
+                    name_en: name_en.clone(),
+                }
             })
             .collect();
-        [
-            (
-                "ai_qualified",
-                r.and_then(|r| r.ai_qualified)
-                    .map_or(Value::Null, Value::Bool),
-            ),
-            (
-                "ai_qualification_reasoning",
-                r.and_then(|r| r.reasoning.clone())
-                    .map_or(Value::Null, Value::String),
-            ),
-            ("custom_categories", Value::Array(cats)),
-        ]
+        Annotations {
+            ai_qualified: r.and_then(|r| r.ai_qualified),
+            ai_qualification_reasoning: r.and_then(|r| r.reasoning.clone()),
+            custom_categories,
+        }
     }
 }
 

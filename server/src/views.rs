@@ -1,32 +1,109 @@
-//! JSON representations for the API. The record views are shared with the Python module
-//! (`grantmatch_engine::views`); the server adds the calling partner's own qualification
-//! and custom categories to grant views.
+//! The API's views of grants: the engine's record views plus the calling partner's own
+//! annotations (qualification result and custom categories), which only the server
+//! knows. The other record views come from the engine unchanged.
 
-use grantmatch_engine::{views, Catalogue, Idx};
-use serde_json::Value;
+use grantmatch_engine::views::{GrantDetailView, GrantView};
+use grantmatch_engine::{Catalogue, Idx, Page};
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
 
 use crate::qualification::PartnerAnnotations;
 
 pub use grantmatch_engine::views::{
-    area_base, area_flat, entity_item, page_meta, provider, region_base, region_flat,
-    target_group_item,
+    area_base, area_flat, entity_item, provider, region_base, region_flat, target_group_item,
 };
 
-/// Overwrites the null/empty annotation fields with the partner's own (keys keep their
-/// position in the object).
-fn annotate(mut v: Value, cat: &Catalogue, g: Idx, ann: &PartnerAnnotations) -> Value {
-    if let Value::Object(m) = &mut v {
-        for (k, val) in ann.fields(cat.grant(g).id) {
-            m.insert(k.to_string(), val);
+/// A partner-specific category (empty list until configured).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CustomCategory {
+    pub id: Uuid,
+    /// German, canonical.
+    pub name: String,
+    pub name_en: String,
+}
+
+/// The calling partner's own view of a grant.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Annotations {
+    /// true: fits the partner's qualification criteria; false: does not; null: not assessed (or no prompt configured).
+    #[schema(required = true)]
+    pub ai_qualified: Option<bool>,
+    /// Two to three sentences, or null when not assessed.
+    #[schema(required = true)]
+    pub ai_qualification_reasoning: Option<String>,
+    pub custom_categories: Vec<CustomCategory>,
+}
+
+/// A grant as an element of `GET /grants`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GrantListItem {
+    #[serde(flatten)]
+    pub grant: GrantView,
+    #[serde(flatten)]
+    pub annotations: Annotations,
+}
+
+/// The full record of a grant.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GrantDetail {
+    #[serde(flatten)]
+    pub grant: GrantDetailView,
+    #[serde(flatten)]
+    pub annotations: Annotations,
+}
+
+/// Paging metadata of the grants list.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PageMeta {
+    #[schema(minimum = 1)]
+    pub current_page: u64,
+    #[schema(minimum = 1, maximum = 100)]
+    pub per_page: u64,
+    #[schema(minimum = 0)]
+    pub total_pages: u64,
+    #[schema(minimum = 0)]
+    pub total_count: u64,
+}
+
+impl PageMeta {
+    pub fn of<T>(page: &Page<T>) -> Self {
+        PageMeta {
+            current_page: page.page as u64,
+            per_page: page.per_page as u64,
+            total_pages: page.total_pages() as u64,
+            total_count: page.total as u64,
         }
     }
-    v
 }
 
-pub fn grant_item(cat: &Catalogue, g: Idx, ann: &PartnerAnnotations) -> Value {
-    annotate(views::grant_item(cat, g), cat, g, ann)
+/// `GET /grants`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrantListResponse {
+    pub grants: Vec<GrantListItem>,
+    pub meta: PageMeta,
 }
 
-pub fn grant_detail(cat: &Catalogue, g: Idx, ann: &PartnerAnnotations) -> Value {
-    annotate(views::grant_detail(cat, g), cat, g, ann)
+/// `GET /grants/{id}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrantDetailResponse {
+    pub grant: GrantDetail,
+}
+
+pub fn grant_item(cat: &Catalogue, g: Idx, ann: &PartnerAnnotations) -> GrantListItem {
+    GrantListItem {
+        grant: GrantView::new(cat, g),
+        annotations: ann.of(cat.grant(g).id),
+    }
+}
+
+pub fn grant_detail(cat: &Catalogue, g: Idx, ann: &PartnerAnnotations) -> GrantDetail {
+    GrantDetail {
+        grant: GrantDetailView::new(cat, g),
+        annotations: ann.of(cat.grant(g).id),
+    }
 }

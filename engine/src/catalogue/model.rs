@@ -9,6 +9,7 @@ use uuid::Uuid;
 /// Level of a region in the hierarchy continent → country → state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum RegionType {
     Continent,
     Country,
@@ -87,49 +88,113 @@ pub struct TargetGroup {
     pub aliases: Vec<String>,
 }
 
-/// The kinds of funding bodies the API distinguishes.
-pub const PROVIDER_TYPES: [&str; 18] = [
-    "federal_ministry",
-    "state_ministry",
-    "municipality",
-    "public_agency",
-    "european_union",
-    "federal_funding_bank",
-    "private_foundation",
-    "public_foundation",
-    "political_foundation",
-    "federal_foundation",
-    "industry_chamber",
-    "research_institution",
-    "university",
-    "non_profit_organization",
-    "church_organization",
-    "lottery_fund",
-    "private_company",
-    "other_type",
-];
+/// Kind of funding body (the record's `type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum ProviderType {
+    FederalMinistry,
+    StateMinistry,
+    Municipality,
+    PublicAgency,
+    EuropeanUnion,
+    FederalFundingBank,
+    PrivateFoundation,
+    PublicFoundation,
+    PoliticalFoundation,
+    FederalFoundation,
+    IndustryChamber,
+    ResearchInstitution,
+    University,
+    NonProfitOrganization,
+    ChurchOrganization,
+    LotteryFund,
+    PrivateCompany,
+    OtherType,
+}
 
-/// German label of a provider type (the API's `type_label`).
-pub fn provider_type_label(t: &str) -> &'static str {
-    match t {
-        "federal_ministry" => "Bundesministerium",
-        "state_ministry" => "Landesministerium",
-        "municipality" => "Kommune",
-        "public_agency" => "Öffentliche Einrichtung",
-        "european_union" => "Europäische Union",
-        "federal_funding_bank" => "Förderbank des Bundes",
-        "private_foundation" => "Private Stiftung",
-        "public_foundation" => "Öffentliche Stiftung",
-        "political_foundation" => "Politische Stiftung",
-        "federal_foundation" => "Bundesstiftung",
-        "industry_chamber" => "Kammer",
-        "research_institution" => "Forschungseinrichtung",
-        "university" => "Hochschule",
-        "non_profit_organization" => "Gemeinnützige Organisation",
-        "church_organization" => "Kirchliche Organisation",
-        "lottery_fund" => "Lotteriemittel",
-        "private_company" => "Unternehmen",
-        _ => "Sonstige",
+impl ProviderType {
+    pub const ALL: [ProviderType; 18] = [
+        Self::FederalMinistry,
+        Self::StateMinistry,
+        Self::Municipality,
+        Self::PublicAgency,
+        Self::EuropeanUnion,
+        Self::FederalFundingBank,
+        Self::PrivateFoundation,
+        Self::PublicFoundation,
+        Self::PoliticalFoundation,
+        Self::FederalFoundation,
+        Self::IndustryChamber,
+        Self::ResearchInstitution,
+        Self::University,
+        Self::NonProfitOrganization,
+        Self::ChurchOrganization,
+        Self::LotteryFund,
+        Self::PrivateCompany,
+        Self::OtherType,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::FederalMinistry => "federal_ministry",
+            Self::StateMinistry => "state_ministry",
+            Self::Municipality => "municipality",
+            Self::PublicAgency => "public_agency",
+            Self::EuropeanUnion => "european_union",
+            Self::FederalFundingBank => "federal_funding_bank",
+            Self::PrivateFoundation => "private_foundation",
+            Self::PublicFoundation => "public_foundation",
+            Self::PoliticalFoundation => "political_foundation",
+            Self::FederalFoundation => "federal_foundation",
+            Self::IndustryChamber => "industry_chamber",
+            Self::ResearchInstitution => "research_institution",
+            Self::University => "university",
+            Self::NonProfitOrganization => "non_profit_organization",
+            Self::ChurchOrganization => "church_organization",
+            Self::LotteryFund => "lottery_fund",
+            Self::PrivateCompany => "private_company",
+            Self::OtherType => "other_type",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// The type a validated record names (`other_type` for a name it does not know,
+    /// which import refuses).
+    pub fn of(s: &str) -> Self {
+        Self::parse(s).unwrap_or(Self::OtherType)
+    }
+
+    /// The names of all provider types, for error messages.
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.map(Self::as_str).to_vec()
+    }
+
+    /// German label (the API's `type_label`).
+    pub fn label_de(self) -> &'static str {
+        match self {
+            Self::FederalMinistry => "Bundesministerium",
+            Self::StateMinistry => "Landesministerium",
+            Self::Municipality => "Kommune",
+            Self::PublicAgency => "Öffentliche Einrichtung",
+            Self::EuropeanUnion => "Europäische Union",
+            Self::FederalFundingBank => "Förderbank des Bundes",
+            Self::PrivateFoundation => "Private Stiftung",
+            Self::PublicFoundation => "Öffentliche Stiftung",
+            Self::PoliticalFoundation => "Politische Stiftung",
+            Self::FederalFoundation => "Bundesstiftung",
+            Self::IndustryChamber => "Kammer",
+            Self::ResearchInstitution => "Forschungseinrichtung",
+            Self::University => "Hochschule",
+            Self::NonProfitOrganization => "Gemeinnützige Organisation",
+            Self::ChurchOrganization => "Kirchliche Organisation",
+            Self::LotteryFund => "Lotteriemittel",
+            Self::PrivateCompany => "Unternehmen",
+            Self::OtherType => "Sonstige",
+        }
     }
 }
 
@@ -213,6 +278,7 @@ pub struct GrantProvider {
 /// Form of the funding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum GrantType {
     Subsidy,
     Loan,
@@ -257,16 +323,22 @@ impl GrantType {
     }
 }
 
+/// Contact point of a grant; only the known fields are present.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ContactPoint {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub email: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub phone: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub url: Option<String>,
 }
 

@@ -15,8 +15,7 @@ use uuid::Uuid;
 
 use crate::error::{Error, InvalidCatalogue, RecordProblem, Result};
 use crate::model::{
-    EligibleEntity, Grant, GrantArea, GrantProvider, Region, RegionType, TargetGroup,
-    PROVIDER_TYPES,
+    EligibleEntity, Grant, GrantArea, GrantProvider, ProviderType, Region, RegionType, TargetGroup,
 };
 
 pub const REGIONS_FILE: &str = "regions.jsonl";
@@ -272,7 +271,7 @@ impl CatalogueRecords {
         for (i, gp) in self.grant_providers.iter().enumerate() {
             let line = i + 1;
             non_empty(GRANT_PROVIDERS_FILE, line, &[("name", &gp.name)], p);
-            if !PROVIDER_TYPES.contains(&gp.provider_type.as_str()) {
+            if ProviderType::parse(&gp.provider_type).is_none() {
                 p.push(
                     GRANT_PROVIDERS_FILE,
                     line,
@@ -280,7 +279,7 @@ impl CatalogueRecords {
                     format!(
                         "`{}` is not a provider type (one of: {})",
                         gp.provider_type,
-                        PROVIDER_TYPES.join(", ")
+                        ProviderType::names().join(", ")
                     ),
                 );
             }

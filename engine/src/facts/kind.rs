@@ -13,6 +13,8 @@ use super::applicants::sentences;
 /// Kind of programme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = ProgrammeKindValue))]
 pub enum ProgrammeKind {
     ResearchCall,
     InvestmentGrant,

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 /// Who may apply, in the coarse classes of the Förderdatenbank ("Förderberechtigte").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = ApplicantTypeValue))]
 pub enum ApplicantType {
     Company,
     Founder,

@@ -28,9 +28,12 @@ use crate::vectors::GrantVectors;
 pub use kind::ProgrammeKind;
 pub use lexicon::{applicant_words, ApplicantType};
 
-/// Where a fact comes from.
+/// Source of a grant fact: stated by the catalogue record, read from the programme's
+/// text, or derived from the nearest labelled programmes (embeddings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = FactSource))]
 pub enum Source {
     Labelled,
     Text,
@@ -40,6 +43,8 @@ pub enum Source {
 /// A value with its source and evidence (the sentence it was read from, or the nearest
 /// labelled programmes it was voted by).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Fact<T> {
     pub value: T,
     pub source: Source,

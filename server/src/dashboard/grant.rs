@@ -7,31 +7,24 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use serde_json::Value;
 
 use super::auth::SignedIn;
 use super::context::{internal, Ctx};
 use super::page::{esc, Lang};
 use crate::qualification::PartnerAnnotations;
-use crate::views;
+use crate::views::{self, Annotations};
 use crate::AppState;
 
-/// A JSON value as text: strings as they are, numbers and booleans printed, else "–".
-fn text(v: &Value) -> String {
+/// An optional text, escaped, or "–".
+fn text(v: Option<&str>) -> String {
     match v {
-        Value::String(s) if !s.trim().is_empty() => esc(s),
-        Value::Number(n) => n.to_string(),
+        Some(s) if !s.trim().is_empty() => esc(s),
         _ => "–".into(),
     }
 }
 
-fn names(v: &Value) -> String {
-    let list: Vec<String> = v
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|x| x["name"].as_str().map(esc))
-        .collect();
+fn names<'a>(list: impl Iterator<Item = &'a str>) -> String {
+    let list: Vec<String> = list.map(esc).collect();
     if list.is_empty() {
         "–".into()
     } else {
@@ -39,8 +32,8 @@ fn names(v: &Value) -> String {
     }
 }
 
-fn qualified(lang: Lang, g: &Value) -> String {
-    let verdict = match g["ai_qualified"].as_bool() {
+fn qualified(lang: Lang, a: &Annotations) -> String {
+    let verdict = match a.ai_qualified {
         Some(true) => lang.t("fits your criteria", "passt zu Ihren Kriterien"),
         Some(false) => lang.t(
             "does not fit your criteria",
@@ -48,7 +41,7 @@ fn qualified(lang: Lang, g: &Value) -> String {
         ),
         None => lang.t("not assessed", "nicht bewertet"),
     };
-    match g["ai_qualification_reasoning"].as_str() {
+    match &a.ai_qualification_reasoning {
         Some(r) => format!("{verdict}: {}", esc(r)),
         None => verdict.to_string(),
     }
@@ -80,32 +73,47 @@ pub async fn show(
         Ok(a) => a,
         Err(e) => return internal(e),
     };
-    let v = views::grant_detail(&engine.catalogue, g, &ann);
-    let deadline = if v["ongoing_grant"].as_bool() == Some(true) {
-        lang.t("ongoing", "laufend").to_string()
-    } else {
-        text(&v["end_date"])
+    let views::GrantDetail {
+        grant: v,
+        annotations,
+    } = views::grant_detail(&engine.catalogue, g, &ann);
+    let deadline = match (v.ongoing_grant, v.end_date) {
+        (true, _) => lang.t("ongoing", "laufend").to_string(),
+        (false, Some(d)) => d.to_string(),
+        (false, None) => "–".into(),
     };
+    let grant_type = lang.t(v.grant_type.label_en(), v.grant_type.label_de());
     let rows = [
         (
             lang.t("Provider", "Fördergeber"),
-            text(&v["grant_provider"]["name"]),
+            text(v.grant_provider.as_ref().map(|p| p.name.as_str())),
         ),
-        (lang.t("Type", "Art"), text(&v["grant_type"])),
+        (lang.t("Type", "Art"), esc(grant_type)),
         (lang.t("Deadline", "Frist"), deadline),
-        (lang.t("Funding", "Förderung"), text(&v["funding_amount"])),
-        (lang.t("Regions", "Regionen"), names(&v["regions"])),
+        (
+            lang.t("Funding", "Förderung"),
+            text(v.funding_amount.as_deref()),
+        ),
+        (
+            lang.t("Regions", "Regionen"),
+            names(v.regions.iter().map(|r| r.name.as_str())),
+        ),
         (
             lang.t("Grant areas", "Förderbereiche"),
-            names(&v["grant_areas"]),
+            names(v.grant_areas.iter().map(|a| a.name.as_str())),
         ),
         (
             lang.t("Your categories", "Ihre Kategorien"),
-            names(&v["custom_categories"]),
+            names(
+                annotations
+                    .custom_categories
+                    .iter()
+                    .map(|c| c.name.as_str()),
+            ),
         ),
         (
             lang.t("Qualification", "Qualifizierung"),
-            qualified(lang, &v),
+            qualified(lang, &annotations),
         ),
     ];
     let rows: String = rows
@@ -116,14 +124,14 @@ pub async fn show(
         r#"<p>{short}</p><table class="figures"><tbody>{rows}</tbody></table>
 <h2>{desc_l}</h2><p class="prose">{desc}</p>
 <p><code>GET /api/v1/grants/{id}</code> · <a href="/dashboard/matching">{back}</a></p>"#,
-        short = text(&v["short_description"]),
+        short = text(v.short_description.as_deref()),
         desc_l = lang.t("Description", "Beschreibung"),
-        desc = text(&v["description"]),
+        desc = text(v.description.as_deref()),
         id = grant_id,
         back = lang.t(
             "Back to the matching history",
             "Zurück zum Matching-Verlauf"
         ),
     );
-    ctx.page(v["title"].as_str().unwrap_or("–"), &body)
+    ctx.page(&v.title, &body)
 }

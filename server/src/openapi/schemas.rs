@@ -1,10 +1,12 @@
-//! Documentation structs of every response and request body of the API.
+//! The schemas of every response and request body of the API.
 //!
-//! The handlers build their JSON with `serde_json::json!` (see `views.rs` and the
-//! route modules); these structs only describe those shapes for the OpenAPI document.
-//! They are never serialized. `tests/api/openapi.rs` validates the real responses of
-//! every endpoint against the schemas generated from them, so a drift between a
-//! handler and its documentation fails the tests.
+//! The grant responses (`GET /grants`, `GET /grants/{id}`) are the types the handlers
+//! serialise, re-exported here from `crate::views` and the engine's views. The other
+//! structs below still only describe JSON that the handlers build with
+//! `serde_json::json!` (never serialised; `Deserialize` is derived so that `#[serde]`
+//! attributes shape the schema). `tests/api/openapi.rs` validates the real responses
+//! of every endpoint against the schemas, so a drift between a handler and its
+//! documentation fails the tests.
 //!
 //! Conventions: `#[serde(deny_unknown_fields)]` makes a response object closed
 //! (`additionalProperties: false`), so an undocumented field is a test failure too.
@@ -19,6 +21,20 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
+
+pub use grantmatch_engine::facts::{
+    ApplicantType as ApplicantTypeValue, ProgrammeKind as ProgrammeKindValue, Source as FactSource,
+};
+pub use grantmatch_engine::model::{ContactPoint, GrantType, ProviderType, RegionType};
+pub use grantmatch_engine::views::{
+    GrantAreaRef, GrantDetailView, GrantFactsView, GrantProviderAddress, GrantProviderRef,
+    GrantProviderSummary, GrantRegion, GrantView, LabelsFact, NamedRef,
+};
+
+pub use crate::views::{
+    Annotations, CustomCategory, GrantDetail, GrantDetailResponse, GrantListItem,
+    GrantListResponse, PageMeta,
+};
 
 // ---------------------------------------------------------------------------------
 // Errors
@@ -50,29 +66,6 @@ pub struct ErrorBody {
 // Shared pieces
 // ---------------------------------------------------------------------------------
 
-/// A referenced record: id and German name.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NamedRef {
-    pub id: Uuid,
-    /// German name.
-    pub name: String,
-}
-
-/// Paging metadata of the grants list.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PageMeta {
-    #[schema(minimum = 1)]
-    pub current_page: u64,
-    #[schema(minimum = 1, maximum = 100)]
-    pub per_page: u64,
-    #[schema(minimum = 0)]
-    pub total_pages: u64,
-    #[schema(minimum = 0)]
-    pub total_count: u64,
-}
-
 /// Paging metadata of the providers list: both shapes shown by the spec.
 #[derive(ToSchema, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -93,259 +86,9 @@ pub struct ProviderPageMeta {
     pub total: u64,
 }
 
-/// Form of the funding.
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GrantType {
-    Subsidy,
-    Loan,
-    Guarantee,
-    Equity,
-}
-
-/// Level of a region.
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RegionType {
-    Continent,
-    Country,
-    State,
-}
-
-/// Kind of funding body.
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProviderType {
-    FederalMinistry,
-    StateMinistry,
-    Municipality,
-    PublicAgency,
-    EuropeanUnion,
-    FederalFundingBank,
-    PrivateFoundation,
-    PublicFoundation,
-    PoliticalFoundation,
-    FederalFoundation,
-    IndustryChamber,
-    ResearchInstitution,
-    University,
-    NonProfitOrganization,
-    ChurchOrganization,
-    LotteryFund,
-    PrivateCompany,
-    OtherType,
-}
-
 // ---------------------------------------------------------------------------------
 // Grants
 // ---------------------------------------------------------------------------------
-
-/// The provider of a grant in a list item.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantProviderRef {
-    pub id: Uuid,
-    pub name: String,
-    pub slug: String,
-}
-
-/// A partner-specific category (empty list until configured).
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CustomCategory {
-    pub id: Uuid,
-    /// German, canonical.
-    pub name: String,
-    pub name_en: String,
-}
-
-/// A grant as an element of `GET /grants`.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantListItem {
-    pub id: Uuid,
-    /// URL-friendly identifier, usable in place of the id on the detail endpoint.
-    pub slug: String,
-    pub title: String,
-    #[schema(required = true)]
-    pub short_description: Option<String>,
-    pub grant_type: GrantType,
-    #[schema(required = true)]
-    pub grant_provider: Option<GrantProviderRef>,
-    #[schema(required = true)]
-    pub end_date: Option<NaiveDate>,
-    pub ongoing_grant: bool,
-    /// Free-text range with currency.
-    #[schema(required = true)]
-    pub funding_amount: Option<String>,
-    #[schema(required = true)]
-    pub max_funding_amount: Option<f64>,
-    pub regions: Vec<NamedRef>,
-    pub grant_areas: Vec<NamedRef>,
-    pub target_groups: Vec<NamedRef>,
-    pub updated_at: DateTime<Utc>,
-    /// true: fits the partner's qualification criteria; false: does not; null: not assessed (or no prompt configured).
-    #[schema(required = true)]
-    pub ai_qualified: Option<bool>,
-    /// Two to three sentences, or null when not assessed.
-    #[schema(required = true)]
-    pub ai_qualification_reasoning: Option<String>,
-    pub custom_categories: Vec<CustomCategory>,
-}
-
-/// `GET /grants`.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantListResponse {
-    pub grants: Vec<GrantListItem>,
-    pub meta: PageMeta,
-}
-
-/// Postal address of a provider inside a grant detail (every field present, may be null).
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantProviderAddress {
-    #[schema(required = true)]
-    pub street_and_number: Option<String>,
-    #[schema(required = true)]
-    pub postal_code: Option<String>,
-    #[schema(required = true)]
-    pub city: Option<String>,
-    #[schema(required = true)]
-    pub state: Option<String>,
-    #[schema(required = true)]
-    pub country: Option<String>,
-}
-
-/// The provider of a grant in the grant detail.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantProviderSummary {
-    pub id: Uuid,
-    pub name: String,
-    pub slug: String,
-    pub grant_provider_type: ProviderType,
-    #[schema(required = true)]
-    pub website: Option<String>,
-    #[schema(required = true)]
-    pub email: Option<String>,
-    #[schema(required = true)]
-    pub phone: Option<String>,
-    #[schema(required = true)]
-    pub address: Option<GrantProviderAddress>,
-}
-
-/// Contact point of a grant; only the known fields are present.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContactPoint {
-    #[schema(nullable = false)]
-    pub name: Option<String>,
-    #[schema(nullable = false)]
-    pub email: Option<String>,
-    #[schema(nullable = false)]
-    pub phone: Option<String>,
-    #[schema(nullable = false)]
-    pub url: Option<String>,
-}
-
-/// A region of a grant detail.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantRegion {
-    pub id: Uuid,
-    pub name: String,
-    pub region_type: RegionType,
-}
-
-/// A grant area of a grant detail.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantAreaRef {
-    pub id: Uuid,
-    pub name: String,
-    /// The parent area; null for a parent area.
-    #[schema(required = true)]
-    pub parent_id: Option<Uuid>,
-}
-
-/// The full record of a grant.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantDetail {
-    pub id: Uuid,
-    pub slug: String,
-    pub title: String,
-    #[schema(required = true)]
-    pub short_description: Option<String>,
-    pub grant_type: GrantType,
-    #[schema(required = true)]
-    pub grant_provider: Option<GrantProviderSummary>,
-    #[schema(required = true)]
-    pub end_date: Option<NaiveDate>,
-    pub ongoing_grant: bool,
-    #[schema(required = true)]
-    pub funding_amount: Option<String>,
-    #[schema(required = true)]
-    pub max_funding_amount: Option<f64>,
-    pub regions: Vec<GrantRegion>,
-    pub grant_areas: Vec<GrantAreaRef>,
-    pub target_groups: Vec<NamedRef>,
-    pub updated_at: DateTime<Utc>,
-    #[schema(required = true)]
-    pub ai_qualified: Option<bool>,
-    #[schema(required = true)]
-    pub ai_qualification_reasoning: Option<String>,
-    pub custom_categories: Vec<CustomCategory>,
-    #[schema(required = true)]
-    pub description: Option<String>,
-    #[schema(required = true)]
-    pub contact_point: Option<ContactPoint>,
-    #[schema(required = true)]
-    pub start_date: Option<NaiveDate>,
-    #[schema(required = true)]
-    pub end_date_description: Option<String>,
-    #[schema(required = true)]
-    pub earliest_project_start: Option<NaiveDate>,
-    #[schema(required = true)]
-    pub project_duration: Option<String>,
-    #[schema(required = true)]
-    pub funding_rate: Option<String>,
-    #[schema(required = true)]
-    pub funding_goal: Option<String>,
-    pub eligibility_requirements: Vec<String>,
-    /// Free text next to the structured `target_groups`.
-    #[schema(required = true)]
-    pub target_group_description: Option<String>,
-    /// false when the source does not say.
-    pub non_profit_only: bool,
-    #[schema(required = true)]
-    pub company_size: Option<String>,
-    pub eligible_entities: Vec<NamedRef>,
-    pub eligible_expenditures: Vec<String>,
-    pub non_eligible_expenditures: Vec<String>,
-    pub eligible_expenditure_categories: Vec<String>,
-    pub evaluation_criteria: Vec<String>,
-    pub documents_needed: Vec<String>,
-    #[schema(required = true)]
-    pub application_level: Option<String>,
-    pub application_links: Vec<String>,
-    pub guideline_links: Vec<String>,
-    pub reporting_and_claims_links: Vec<String>,
-    pub created_at: DateTime<Utc>,
-    /// Source attribution (programme texts are CC BY-ND 4.0).
-    #[schema(required = true)]
-    pub attribution: Option<String>,
-    /// Grant facts with source and evidence (extra field).
-    pub facts: GrantFactsView,
-}
-
-/// `GET /grants/{id}`.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantDetailResponse {
-    pub grant: GrantDetail,
-}
 
 // ---------------------------------------------------------------------------------
 // Grant providers
@@ -1164,95 +907,6 @@ pub enum ReadyStatus {
 #[serde(deny_unknown_fields)]
 pub struct ReadyResponse {
     pub status: ReadyStatus,
-}
-
-/// Source of a grant fact: stated by the catalogue record, read from the programme's
-/// text, or derived from the nearest labelled programmes (embeddings).
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FactSource {
-    Labelled,
-    Text,
-    Derived,
-}
-
-/// Applicant type (Förderdatenbank "Förderberechtigte").
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApplicantTypeValue {
-    Company,
-    Founder,
-    Association,
-    Municipality,
-    University,
-    ResearchInstitution,
-    EducationInstitution,
-    PublicInstitution,
-    PrivatePerson,
-}
-
-/// Kind of programme.
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProgrammeKindValue {
-    ResearchCall,
-    InvestmentGrant,
-    ProjectGrant,
-    Loan,
-    Guarantee,
-    Equity,
-    Advisory,
-    PrizeScholarship,
-    Infrastructure,
-}
-
-/// Who may apply, with source and evidence (the sentence it was read from, or the
-/// nearest labelled programmes).
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ApplicantFact {
-    pub value: Vec<ApplicantTypeValue>,
-    pub source: FactSource,
-    pub evidence: Option<String>,
-}
-
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct KindFact {
-    pub value: ProgrammeKindValue,
-    pub source: FactSource,
-    pub evidence: Option<String>,
-}
-
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BoolFact {
-    pub value: bool,
-    pub source: FactSource,
-    pub evidence: Option<String>,
-}
-
-/// Source of the grant's areas and target groups.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LabelsFact {
-    pub source: FactSource,
-    pub evidence: Option<String>,
-}
-
-/// Facts the engine knows about a grant (extra field of the detail), each with source
-/// and evidence; `null` where nothing says.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GrantFactsView {
-    #[schema(required = true)]
-    pub applicant_types: Option<ApplicantFact>,
-    pub programme_kind: KindFact,
-    #[schema(required = true)]
-    pub sme_only: Option<BoolFact>,
-    #[schema(required = true)]
-    pub non_profit_only: Option<BoolFact>,
-    pub labels: LabelsFact,
 }
 
 /// Outcome of one criterion of a match.

@@ -6,14 +6,13 @@ use axum::extract::{RawQuery, State};
 use axum::Json;
 use grantmatch_engine::model::GrantType;
 use grantmatch_engine::{GrantFilter, Page, PageRequest};
-use serde_json::{json, Value};
 
 use super::PathId;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::params::{clip, Params};
 use crate::qualification::PartnerAnnotations;
-use crate::views;
+use crate::views::{self, GrantDetailResponse, GrantListResponse, PageMeta};
 use crate::AppState;
 
 pub const MAX_PER_PAGE: usize = 100;
@@ -22,7 +21,7 @@ pub async fn list(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     RawQuery(query): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GrantListResponse>, ApiError> {
     caller.require("grants:read")?;
     let p = Params::parse(query.as_deref());
     let types = GrantType::ALL.map(GrantType::as_str);
@@ -85,15 +84,14 @@ pub async fn list(
             };
             (page, ann)
         };
-        let grants: Vec<Value> = page
-            .items
-            .iter()
-            .map(|&g| views::grant_item(cat, g, &ann))
-            .collect();
-        // The list is moved in, not copied as `json!` would.
-        let mut body = json!({ "grants": [], "meta": views::page_meta(&page) });
-        body["grants"] = Value::Array(grants);
-        Ok::<_, ApiError>(body)
+        Ok::<_, ApiError>(GrantListResponse {
+            grants: page
+                .items
+                .iter()
+                .map(|&g| views::grant_item(cat, g, &ann))
+                .collect(),
+            meta: PageMeta::of(&page),
+        })
     };
     let result = if light {
         run()?
@@ -109,7 +107,7 @@ pub async fn detail(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GrantDetailResponse>, ApiError> {
     caller.require("grants:read")?;
     let engine = &state.engine;
     let g = engine
@@ -121,7 +119,7 @@ pub async fn detail(
         caller.partner.partner.id,
         Some(&[engine.catalogue.grant(g).id]),
     )?;
-    Ok(Json(
-        json!({ "grant": views::grant_detail(&engine.catalogue, g, &ann) }),
-    ))
+    Ok(Json(GrantDetailResponse {
+        grant: views::grant_detail(&engine.catalogue, g, &ann),
+    }))
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use axum::extract::{RawQuery, State};
 use axum::Json;
-use grantmatch_engine::model::PROVIDER_TYPES;
+use grantmatch_engine::model::ProviderType;
 use serde_json::{json, Value};
 
 use super::PathId;
@@ -25,8 +25,8 @@ pub async fn list(
     let p = Params::parse(query.as_deref());
     let provider_type = p.one_of(
         "grant_provider_type",
-        |t| PROVIDER_TYPES.iter().copied().find(|&k| k == t),
-        &PROVIDER_TYPES,
+        |t| ProviderType::parse(t).map(ProviderType::as_str),
+        &ProviderType::names(),
     )?;
     let q = p.q()?;
     let page = p.page(MAX_PER_PAGE)?;

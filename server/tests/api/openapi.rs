@@ -1214,6 +1214,45 @@ async fn responses_of_every_endpoint_validate() {
     );
 }
 
+/// A grant is built from the engine's view and the partner's annotations (an `allOf`
+/// of both); the composed object is still closed and still requires both parts.
+#[test]
+fn composed_grant_objects_are_closed() {
+    let example: Value =
+        serde_json::from_str(include_str!("../../src/openapi/examples/listGrants.json"))
+            .expect("example");
+    let item = example["grants"][0].clone();
+    for (name, item) in [
+        ("GrantListItem", item),
+        ("GrantDetail", {
+            let detail: Value =
+                serde_json::from_str(include_str!("../../src/openapi/examples/getGrant.json"))
+                    .expect("example");
+            detail["grant"].clone()
+        }),
+    ] {
+        let v = validator_for(&json!({ "$ref": format!("#/components/schemas/{name}") }));
+        assert!(
+            v.is_valid(&item),
+            "{name}: the example itself must validate"
+        );
+        let mut extra = item.clone();
+        extra["undocumented"] = json!(1);
+        assert!(
+            !v.is_valid(&extra),
+            "{name}: an undocumented field must fail"
+        );
+        for part_field in ["title", "ai_qualified"] {
+            let mut missing = item.clone();
+            missing.as_object_mut().expect("object").remove(part_field);
+            assert!(
+                !v.is_valid(&missing),
+                "{name}: without `{part_field}` must fail"
+            );
+        }
+    }
+}
+
 fn validate_component_response(name: &str, r: &Resp) {
     let resp = &doc()["components"]["responses"][name];
     let schema = &resp["content"]["application/json"]["schema"];
