@@ -1,11 +1,10 @@
 //! Representations of catalogue records with the API's field names, shared by the
 //! server and the Python module so that both give the same answer.
 //!
-//! The grant views are typed ([`GrantView`], [`GrantDetailView`]); with the `openapi`
-//! feature they also describe themselves (`utoipa::ToSchema`), so the server's OpenAPI
-//! document is generated from the types it serialises. They hold only what the
-//! catalogue knows: the server adds the calling partner's own annotations next to them.
-//! The vocabulary and provider views are still JSON values.
+//! With the `openapi` feature every view also describes itself (`utoipa::ToSchema`), so
+//! the server's OpenAPI document is generated from the types it serialises. Views hold
+//! only what the catalogue knows: the server adds the calling partner's own annotations
+//! next to a grant, and the hierarchy and counts of its detail responses.
 //!
 //! `name` is the German name (the canonical language of the data); `name_de` and
 //! `name_en` are both given where the record has them. Counts are always taken within
@@ -13,12 +12,14 @@
 
 use crate::catalogue::{Catalogue, Idx};
 use crate::facts::{ApplicantType, Fact, ProgrammeKind, Source};
-use crate::model::{ContactPoint, Grant, GrantProvider, GrantType, ProviderType, RegionType};
+use crate::model::{
+    Address, ContactPoint, GeoLocation, Grant, GrantProvider, GrantType, ProviderType, RegionType,
+    SocialMedia,
+};
 use crate::scope::ResolvedScope;
 use crate::Engine;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
-use serde_json::{json, Value};
 use uuid::Uuid;
 
 /// A referenced record: id and German name.
@@ -392,118 +393,234 @@ impl GrantDetailView {
     }
 }
 
-/// A provider with every field of the spec; `address`, `geo_location` and
-/// `social_media` only when set. `grant_provider_type` repeats `type` for clients of
-/// the abbreviated list variant.
-pub fn provider(engine: &Engine, scope: &ResolvedScope, p: Idx) -> Value {
-    let cat = &engine.catalogue;
-    let gp: &GrantProvider = &cat.grant_providers[p as usize];
-    let count = engine.count_visible(scope, |g| cat.grant_provider(g) == Some(p));
-    let mut v = json!({
-        "id": gp.id,
-        "name": gp.name,
-        "slug": gp.slug,
-        "type": gp.provider_type,
-        "grant_provider_type": gp.provider_type,
-        "type_label": ProviderType::of(&gp.provider_type).label_de(),
-        "description": gp.description,
-        "website": gp.website,
-        "email": gp.email,
-        "phone": gp.phone,
-        "fax": gp.fax,
-        "city": gp.city,
-        "grants_count": count,
-        "created_at": gp.created_at,
-        "updated_at": gp.updated_at,
-    });
-    if let Some(a) = gp.address.as_ref().filter(|a| **a != Default::default()) {
-        v["address"] = json!(a);
+/// A funding body. `address`, `geo_location` and `social_media` are present only when
+/// a value inside is set.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = GrantProvider))]
+pub struct GrantProviderView {
+    pub id: Uuid,
+    pub name: String,
+    pub slug: String,
+    #[serde(rename = "type")]
+    pub provider_type: ProviderType,
+    /// Same as `type` (the abbreviated list variant's name).
+    pub grant_provider_type: ProviderType,
+    /// German label of the type.
+    pub type_label: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub description: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub website: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub email: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub phone: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub fax: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub city: Option<String>,
+    /// Published grants of this provider visible to the caller.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
+    pub grants_count: u64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub address: Option<Address>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub geo_location: Option<GeoLocation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub social_media: Option<SocialMedia>,
+}
+
+/// `Some` when at least one field of `v` is set.
+fn set<T: Default + PartialEq + Clone>(v: &Option<T>) -> Option<T> {
+    v.as_ref().filter(|v| **v != T::default()).cloned()
+}
+
+impl GrantProviderView {
+    /// Provider `p`, counting its grants within `scope`.
+    pub fn new(engine: &Engine, scope: &ResolvedScope, p: Idx) -> Self {
+        let cat = &engine.catalogue;
+        let gp: &GrantProvider = &cat.grant_providers[p as usize];
+        let provider_type = ProviderType::of(&gp.provider_type);
+        GrantProviderView {
+            id: gp.id,
+            name: gp.name.clone(),
+            slug: gp.slug.clone(),
+            provider_type,
+            grant_provider_type: provider_type,
+            type_label: provider_type.label_de().to_string(),
+            description: gp.description.clone(),
+            website: gp.website.clone(),
+            email: gp.email.clone(),
+            phone: gp.phone.clone(),
+            fax: gp.fax.clone(),
+            city: gp.city.clone(),
+            grants_count: engine.count_visible(scope, |g| cat.grant_provider(g) == Some(p)) as u64,
+            created_at: gp.created_at,
+            updated_at: gp.updated_at,
+            address: set(&gp.address),
+            geo_location: set(&gp.geo_location),
+            social_media: set(&gp.social_media),
+        }
     }
-    if let Some(g) = gp
-        .geo_location
-        .as_ref()
-        .filter(|g| **g != Default::default())
-    {
-        v["geo_location"] = json!(g);
+}
+
+/// A region without hierarchy links (a state in the hierarchical list; a parent in the
+/// detail).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RegionBase {
+    pub id: Uuid,
+    /// German name.
+    pub name: String,
+    pub name_de: String,
+    pub name_en: String,
+    pub region_type: RegionType,
+}
+
+impl RegionBase {
+    pub fn new(cat: &Catalogue, r: Idx) -> Self {
+        let region = &cat.regions[r as usize];
+        RegionBase {
+            id: region.id,
+            name: region.name_de.clone(),
+            name_de: region.name_de.clone(),
+            name_en: region.name_en.clone(),
+            region_type: region.region_type,
+        }
     }
-    if let Some(s) = gp
-        .social_media
-        .as_ref()
-        .filter(|s| **s != Default::default())
-    {
-        v["social_media"] = json!(s);
+}
+
+/// A region of a flat list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RegionFlat {
+    #[serde(flatten)]
+    pub region: RegionBase,
+    /// null for a continent.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub parent_id: Option<Uuid>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub parent_name: Option<String>,
+}
+
+impl RegionFlat {
+    pub fn new(cat: &Catalogue, r: Idx) -> Self {
+        let parent = cat.region_parent(r).map(|p| &cat.regions[p as usize]);
+        RegionFlat {
+            region: RegionBase::new(cat, r),
+            parent_id: parent.map(|p| p.id),
+            parent_name: parent.map(|p| p.name_de.clone()),
+        }
     }
-    v
 }
 
-pub fn region_flat(cat: &Catalogue, r: Idx) -> Value {
-    let region = &cat.regions[r as usize];
-    let parent = cat.region_parent(r).map(|p| &cat.regions[p as usize]);
-    json!({
-        "id": region.id,
-        "name": region.name_de,
-        "name_de": region.name_de,
-        "name_en": region.name_en,
-        "region_type": region.region_type.as_str(),
-        "parent_id": parent.map(|p| p.id),
-        "parent_name": parent.map(|p| &p.name_de),
-    })
+/// The parent of a sub-area.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantAreaBase {
+    pub id: Uuid,
+    pub name: String,
+    pub name_de: String,
+    pub name_en: String,
 }
 
-pub fn area_flat(cat: &Catalogue, a: Idx) -> Value {
-    let area = &cat.grant_areas[a as usize];
-    let parent = cat.area_parent(a).map(|p| &cat.grant_areas[p as usize]);
-    json!({
-        "id": area.id,
-        "name": area.name_de,
-        "name_de": area.name_de,
-        "name_en": area.name_en,
-        "parent_id": parent.map(|p| p.id),
-        "parent_name": parent.map(|p| &p.name_de),
-        "is_parent": cat.area_parent(a).is_none(),
-    })
+impl GrantAreaBase {
+    pub fn new(cat: &Catalogue, a: Idx) -> Self {
+        let area = &cat.grant_areas[a as usize];
+        GrantAreaBase {
+            id: area.id,
+            name: area.name_de.clone(),
+            name_de: area.name_de.clone(),
+            name_en: area.name_en.clone(),
+        }
+    }
 }
 
-pub fn entity_item(cat: &Catalogue, e: Idx) -> Value {
-    let entity = &cat.eligible_entities[e as usize];
-    json!({
-        "id": entity.id,
-        "name": entity.name_de,
-        "name_de": entity.name_de,
-        "name_en": entity.name_en,
-        "description": entity.description_de,
-        "description_de": entity.description_de,
-        "description_en": entity.description_en,
-    })
+/// A grant area of a flat list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantAreaFlat {
+    #[serde(flatten)]
+    pub area: GrantAreaBase,
+    /// null for a parent area.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub parent_id: Option<Uuid>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub parent_name: Option<String>,
+    pub is_parent: bool,
 }
 
-pub fn target_group_item(cat: &Catalogue, t: Idx) -> Value {
-    let tg = &cat.target_groups[t as usize];
-    json!({
-        "id": tg.id,
-        "name": tg.name_de,
-        "name_de": tg.name_de,
-        "name_en": tg.name_en,
-    })
+impl GrantAreaFlat {
+    pub fn new(cat: &Catalogue, a: Idx) -> Self {
+        let parent = cat.area_parent(a).map(|p| &cat.grant_areas[p as usize]);
+        GrantAreaFlat {
+            area: GrantAreaBase::new(cat, a),
+            parent_id: parent.map(|p| p.id),
+            parent_name: parent.map(|p| p.name_de.clone()),
+            is_parent: parent.is_none(),
+        }
+    }
 }
 
-pub fn region_base(cat: &Catalogue, r: Idx) -> Value {
-    let region = &cat.regions[r as usize];
-    json!({
-        "id": region.id,
-        "name": region.name_de,
-        "name_de": region.name_de,
-        "name_en": region.name_en,
-        "region_type": region.region_type.as_str(),
-    })
+/// A legal form of applicants.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = EligibleEntity))]
+pub struct EligibleEntityView {
+    pub id: Uuid,
+    pub name: String,
+    pub name_de: String,
+    pub name_en: String,
+    pub description: String,
+    pub description_de: String,
+    pub description_en: String,
 }
 
-pub fn area_base(cat: &Catalogue, a: Idx) -> Value {
-    let area = &cat.grant_areas[a as usize];
-    json!({
-        "id": area.id,
-        "name": area.name_de,
-        "name_de": area.name_de,
-        "name_en": area.name_en,
-    })
+impl EligibleEntityView {
+    pub fn new(cat: &Catalogue, e: Idx) -> Self {
+        let entity = &cat.eligible_entities[e as usize];
+        EligibleEntityView {
+            id: entity.id,
+            name: entity.name_de.clone(),
+            name_de: entity.name_de.clone(),
+            name_en: entity.name_en.clone(),
+            description: entity.description_de.clone(),
+            description_de: entity.description_de.clone(),
+            description_en: entity.description_en.clone(),
+        }
+    }
+}
+
+/// A target group.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = TargetGroup))]
+pub struct TargetGroupView {
+    pub id: Uuid,
+    pub name: String,
+    pub name_de: String,
+    pub name_en: String,
+}
+
+impl TargetGroupView {
+    pub fn new(cat: &Catalogue, t: Idx) -> Self {
+        let tg = &cat.target_groups[t as usize];
+        TargetGroupView {
+            id: tg.id,
+            name: tg.name_de.clone(),
+            name_de: tg.name_de.clone(),
+            name_en: tg.name_en.clone(),
+        }
+    }
 }

@@ -22,7 +22,10 @@ use crate::convert::{f32_clean, from_py, to_py};
 use crate::errors::{self, invalid, model, unknown};
 use crate::options::match_options;
 use grantmatch_engine::qualify::{self, QualificationPrompt, QualificationRules};
-use grantmatch_engine::views::{self, GrantDetailView, GrantView};
+use grantmatch_engine::views::{
+    EligibleEntityView, GrantAreaFlat, GrantDetailView, GrantProviderView, GrantView, RegionFlat,
+    TargetGroupView,
+};
 
 /// Organisation id used when a profile is given without a request body around it (the
 /// engine requires one; it does not influence the ranking).
@@ -474,7 +477,7 @@ impl PyEngine {
         let items = page
             .items
             .iter()
-            .map(|&p| views::provider(&self.engine, &self.scope, p))
+            .map(|&p| json!(GrantProviderView::new(&self.engine, &self.scope, p)))
             .collect();
         to_py_list(py, items)
     }
@@ -491,7 +494,10 @@ impl PyEngine {
             .engine
             .find_provider(id_or_slug.trim())
             .ok_or_else(|| unknown(format!("no grant provider `{id_or_slug}`")))?;
-        to_py(py, &views::provider(&self.engine, &self.scope, p))
+        to_py(
+            py,
+            &json!(GrantProviderView::new(&self.engine, &self.scope, p)),
+        )
     }
 
     /// All regions (continents, countries, states), flat, with the fields of
@@ -501,7 +507,7 @@ impl PyEngine {
         to_py_list(
             py,
             (0..cat.regions.len() as u32)
-                .map(|r| views::region_flat(cat, r))
+                .map(|r| json!(RegionFlat::new(cat, r)))
                 .collect(),
         )
     }
@@ -513,7 +519,7 @@ impl PyEngine {
         to_py_list(
             py,
             (0..cat.grant_areas.len() as u32)
-                .map(|a| views::area_flat(cat, a))
+                .map(|a| json!(GrantAreaFlat::new(cat, a)))
                 .collect(),
         )
     }
@@ -524,7 +530,7 @@ impl PyEngine {
         to_py_list(
             py,
             (0..cat.eligible_entities.len() as u32)
-                .map(|e| views::entity_item(cat, e))
+                .map(|e| json!(EligibleEntityView::new(cat, e)))
                 .collect(),
         )
     }
@@ -535,7 +541,7 @@ impl PyEngine {
         to_py_list(
             py,
             (0..cat.target_groups.len() as u32)
-                .map(|t| views::target_group_item(cat, t))
+                .map(|t| json!(TargetGroupView::new(cat, t)))
                 .collect(),
         )
     }

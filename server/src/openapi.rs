@@ -9,8 +9,9 @@
 //! - `paths`: `#[utoipa::path]` annotations of every route (parameters, bodies,
 //!   success responses, scopes).
 //! - [`document`] completes the generated document in one pass: responses composed of
-//!   parts (the engine's grant view and the partner's annotations) are closed over all
-//!   their properties; and from the properties of each operation: the error responses every authenticated operation can give
+//!   parts (`#[serde(flatten)]`, e.g. the engine's grant view and the partner's
+//!   annotations) become one closed object each; and from the properties of each
+//!   operation: the error responses every authenticated operation can give
 //!   (401, 403, 429, 500, 503), 400 for operations with parameters or a body, 404 for
 //!   paths with an `{id}`, 413/415 for request bodies, the rate-limit headers, the
 //!   required scope in each description, and the examples (real responses over
@@ -24,6 +25,7 @@
 mod paths;
 pub mod schemas;
 
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use axum::Router;
@@ -349,7 +351,7 @@ fn finish(mut doc: Value) -> Value {
         responses.insert(name.to_string(), r);
     }
     components.insert("responses".into(), Value::Object(responses));
-    close_composed_objects(components);
+    merge_composed_objects(components);
     let int_header =
         |d: &str| json!({ "description": d, "schema": { "type": "integer", "minimum": 0 } });
     components.insert(
@@ -375,18 +377,66 @@ fn finish(mut doc: Value) -> Value {
     doc
 }
 
-/// A response built from parts (`#[serde(flatten)]`, an `allOf` of the parts' schemas)
-/// is closed over the union of their properties: `unevaluatedProperties: false`, as a
-/// single struct's `deny_unknown_fields` closes it with `additionalProperties: false`.
-fn close_composed_objects(components: &mut Map<String, Value>) {
+/// A response built from parts with `#[serde(flatten)]` (e.g. the engine's grant view
+/// and the partner's annotations) is generated as an `allOf` of the parts' schemas.
+/// Each such schema becomes one object with the union of the parts' properties, closed
+/// (`additionalProperties: false`) like every other response object, so clients see
+/// plain objects. Parts that nothing else refers to are dropped from the components.
+fn merge_composed_objects(components: &mut Map<String, Value>) {
     let Some(Value::Object(schemas)) = components.get_mut("schemas") else {
         return;
     };
-    for schema in schemas.values_mut() {
-        if schema.get("allOf").is_some() {
-            schema["unevaluatedProperties"] = json!(false);
+    let mut parts = BTreeSet::new();
+    // A part may itself be composed: merge until no `allOf` is left (each round merges
+    // at least the innermost ones; the type graph is finite and acyclic).
+    while let Some(name) = schemas
+        .iter()
+        .filter(|(_, s)| s.get("allOf").is_some())
+        .find(|(_, s)| {
+            !s["allOf"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|p| ref_name(p).is_some_and(|n| schemas[n].get("allOf").is_some()))
+        })
+        .map(|(n, _)| n.clone())
+    {
+        let mut merged = json!({ "type": "object", "required": [], "properties": {} });
+        for part in schemas[&name]["allOf"].as_array().expect("allOf").clone() {
+            let part = match ref_name(&part) {
+                Some(n) => {
+                    parts.insert(n.to_string());
+                    schemas[n].clone()
+                }
+                None => part,
+            };
+            for (k, v) in part["properties"].as_object().into_iter().flatten() {
+                merged["properties"][k] = v.clone();
+            }
+            for r in part["required"].as_array().into_iter().flatten() {
+                merged["required"]
+                    .as_array_mut()
+                    .expect("list")
+                    .push(r.clone());
+            }
+        }
+        if let Some(d) = schemas[&name].get("description") {
+            merged["description"] = d.clone();
+        }
+        merged["additionalProperties"] = json!(false);
+        schemas[&name] = merged;
+    }
+    let text = serde_json::to_string(&*schemas).expect("serializable");
+    for part in parts {
+        if !text.contains(&format!("\"#/components/schemas/{part}\"")) {
+            schemas.remove(&part);
         }
     }
+}
+
+/// The component name of a `$ref` to `#/components/schemas/…`.
+fn ref_name(v: &Value) -> Option<&str> {
+    v["$ref"].as_str()?.strip_prefix("#/components/schemas/")
 }
 
 fn complete_operation(op: &mut Value, has_id: bool) {

@@ -5,13 +5,13 @@ use std::sync::Arc;
 use axum::extract::{RawQuery, State};
 use axum::Json;
 use grantmatch_engine::model::ProviderType;
-use serde_json::{json, Value};
+use grantmatch_engine::views::GrantProviderView;
 
 use super::PathId;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::params::{clip, Params};
-use crate::views;
+use crate::views::{GrantProviderDetailResponse, GrantProviderListResponse, PageMeta};
 use crate::AppState;
 
 pub const MAX_PER_PAGE: usize = 100;
@@ -20,7 +20,7 @@ pub async fn list(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     RawQuery(query): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GrantProviderListResponse>, ApiError> {
     caller.require("grants:read")?;
     let p = Params::parse(query.as_deref());
     let provider_type = p.one_of(
@@ -32,35 +32,27 @@ pub async fn list(
     let page = p.page(MAX_PER_PAGE)?;
     let engine = &state.engine;
     let page = engine.list_providers(q.as_deref(), provider_type, page);
-    let items: Vec<Value> = page
-        .items
-        .iter()
-        .map(|&i| views::provider(engine, caller.scope(), i))
-        .collect();
-    Ok(Json(json!({
-        "grant_providers": items,
-        "meta": {
-            "current_page": page.page,
-            "page": page.page,
-            "per_page": page.per_page,
-            "total_pages": page.total_pages(),
-            "total_count": page.total,
-            "total": page.total,
-        }
-    })))
+    Ok(Json(GrantProviderListResponse {
+        grant_providers: page
+            .items
+            .iter()
+            .map(|&i| GrantProviderView::new(engine, caller.scope(), i))
+            .collect(),
+        meta: PageMeta::of(&page).into(),
+    }))
 }
 
 pub async fn detail(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GrantProviderDetailResponse>, ApiError> {
     caller.require("grants:read")?;
     let engine = &state.engine;
     let p = engine
         .find_provider(&id)
         .ok_or_else(|| ApiError::not_found(format!("no grant provider `{}`", clip(&id))))?;
-    Ok(Json(
-        json!({ "grant_provider": views::provider(engine, caller.scope(), p) }),
-    ))
+    Ok(Json(GrantProviderDetailResponse {
+        grant_provider: GrantProviderView::new(engine, caller.scope(), p),
+    }))
 }

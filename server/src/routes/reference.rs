@@ -8,15 +8,17 @@ use std::sync::Arc;
 use axum::extract::{RawQuery, State};
 use axum::Json;
 use grantmatch_engine::model::RegionType;
+use grantmatch_engine::views::{
+    EligibleEntityView, GrantAreaBase, GrantAreaFlat, RegionBase, RegionFlat, TargetGroupView,
+};
 use grantmatch_engine::{Catalogue, Idx};
-use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::PathId;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::params::{clip, Params};
-use crate::views;
+use crate::views::*;
 use crate::AppState;
 
 /// Finds a record by UUID or slug; 404 naming `what` when there is none.
@@ -33,15 +35,6 @@ fn find(
     .ok_or_else(|| ApiError::not_found(format!("no {what} `{}`", clip(id))))
 }
 
-/// A flat reference list: `{key: items, "meta": {"total_count": n}}`.
-fn flat_list(key: &str, items: Vec<Value>) -> Json<Value> {
-    let meta = json!({ "total_count": items.len() });
-    let mut body = serde_json::Map::new();
-    body.insert(key.to_string(), Value::Array(items));
-    body.insert("meta".to_string(), meta);
-    Json(Value::Object(body))
-}
-
 fn children_of(cat: &Catalogue, r: Idx) -> Vec<Idx> {
     cat.region_children(r).to_vec()
 }
@@ -50,7 +43,7 @@ pub async fn regions(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     RawQuery(query): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<RegionsResponse>, ApiError> {
     caller.require("grants:read")?;
     let p = Params::parse(query.as_deref());
     let flat = p.flag("flat")?;
@@ -82,56 +75,46 @@ pub async fn regions(
             items
                 .iter()
                 .filter(|&&r| cat.regions[r as usize].region_type == t)
-                .count()
+                .count() as u64
         };
-        return Ok(Json(json!({
-            "regions": items.iter().map(|&r| views::region_flat(cat, r)).collect::<Vec<_>>(),
-            "meta": {
-                "total_count": items.len(),
-                "by_type": {
-                    "continent": count(RegionType::Continent),
-                    "country": count(RegionType::Country),
-                    "state": count(RegionType::State),
-                }
-            }
+        return Ok(Json(RegionsResponse::Flat(RegionFlatResponse {
+            meta: RegionFlatMeta {
+                total_count: items.len() as u64,
+                by_type: RegionCountsByType {
+                    continent: count(RegionType::Continent),
+                    country: count(RegionType::Country),
+                    state: count(RegionType::State),
+                },
+            },
+            regions: items.iter().map(|&r| RegionFlat::new(cat, r)).collect(),
         })));
     }
     let continents: Vec<Idx> = (0..cat.regions.len() as Idx)
         .filter(|&r| cat.regions[r as usize].region_type == RegionType::Continent)
         .collect();
-    let mut n_countries = 0;
-    let mut n_states = 0;
-    let tree: Vec<Value> = continents
+    let country_node = |k: Idx| RegionCountryNode {
+        region: RegionBase::new(cat, k),
+        states: children_of(cat, k)
+            .into_iter()
+            .map(|s| RegionBase::new(cat, s))
+            .collect(),
+    };
+    let tree: Vec<RegionContinentNode> = continents
         .iter()
-        .map(|&c| {
-            let mut v = views::region_base(cat, c);
-            let countries: Vec<Value> = children_of(cat, c)
-                .into_iter()
-                .map(|k| {
-                    n_countries += 1;
-                    let mut cv = views::region_base(cat, k);
-                    let states: Vec<Value> = children_of(cat, k)
-                        .into_iter()
-                        .map(|s| {
-                            n_states += 1;
-                            views::region_base(cat, s)
-                        })
-                        .collect();
-                    cv["states"] = json!(states);
-                    cv
-                })
-                .collect();
-            v["countries"] = json!(countries);
-            v
+        .map(|&c| RegionContinentNode {
+            region: RegionBase::new(cat, c),
+            countries: children_of(cat, c).into_iter().map(country_node).collect(),
         })
         .collect();
-    Ok(Json(json!({
-        "regions": tree,
-        "meta": {
-            "total_continents": continents.len(),
-            "total_countries": n_countries,
-            "total_states": n_states,
-        }
+    let countries = tree.iter().flat_map(|c| &c.countries);
+    let meta = RegionTreeMeta {
+        total_continents: tree.len() as u64,
+        total_countries: countries.clone().count() as u64,
+        total_states: countries.map(|k| k.states.len() as u64).sum(),
+    };
+    Ok(Json(RegionsResponse::Tree(RegionTreeResponse {
+        regions: tree,
+        meta,
     })))
 }
 
@@ -139,7 +122,7 @@ pub async fn region(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<RegionDetailResponse>, ApiError> {
     caller.require("grants:read")?;
     let cat = &state.engine.catalogue;
     let r = find(
@@ -148,23 +131,23 @@ pub async fn region(
         cat.regions.iter().map(|r| r.slug.clone()),
         "region",
     )?;
-    let mut v = views::region_flat(cat, r);
-    v["parent"] = match cat.region_parent(r) {
-        Some(p) => views::region_base(cat, p),
-        None => Value::Null,
-    };
-    v["subregions"] = json!(children_of(cat, r)
-        .into_iter()
-        .map(|s| views::region_flat(cat, s))
-        .collect::<Vec<_>>());
-    Ok(Json(json!({ "region": v })))
+    Ok(Json(RegionDetailResponse {
+        region: RegionDetail {
+            region: RegionFlat::new(cat, r),
+            parent: cat.region_parent(r).map(|p| RegionBase::new(cat, p)),
+            subregions: children_of(cat, r)
+                .into_iter()
+                .map(|s| RegionFlat::new(cat, s))
+                .collect(),
+        },
+    }))
 }
 
 pub async fn grant_areas(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     RawQuery(query): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GrantAreasResponse>, ApiError> {
     caller.require("grants:read")?;
     let p = Params::parse(query.as_deref());
     let flat = p.flag("flat")?;
@@ -174,6 +157,12 @@ pub async fn grant_areas(
     let parents: Vec<Idx> = (0..cat.grant_areas.len() as Idx)
         .filter(|&a| cat.area_parent(a).is_none())
         .collect();
+    let subareas = |a: Idx| -> Vec<GrantAreaFlat> {
+        cat.area_children(a)
+            .iter()
+            .map(|&s| GrantAreaFlat::new(cat, s))
+            .collect()
+    };
     if flat {
         // Sub-areas, plus parents when asked, plus parents without sub-areas (which
         // are leaves and would otherwise be missing from the filter list).
@@ -190,31 +179,28 @@ pub async fn grant_areas(
                 }) > 0
             })
             .count();
-        return Ok(Json(json!({
-            "grant_areas": items.iter().map(|&a| views::area_flat(cat, a)).collect::<Vec<_>>(),
-            "meta": { "total_count": items.len(), "filterable_count": filterable }
+        return Ok(Json(GrantAreasResponse::Flat(GrantAreaFlatResponse {
+            meta: GrantAreaFlatMeta {
+                total_count: items.len() as u64,
+                filterable_count: filterable as u64,
+            },
+            grant_areas: items.iter().map(|&a| GrantAreaFlat::new(cat, a)).collect(),
         })));
     }
-    let mut n_sub = 0;
-    let tree: Vec<Value> = parents
+    let tree: Vec<GrantAreaNode> = parents
         .iter()
-        .map(|&a| {
-            let mut v = views::area_flat(cat, a);
-            let subs: Vec<Value> = cat
-                .area_children(a)
-                .iter()
-                .map(|&s| {
-                    n_sub += 1;
-                    views::area_flat(cat, s)
-                })
-                .collect();
-            v["subareas"] = json!(subs);
-            v
+        .map(|&a| GrantAreaNode {
+            area: GrantAreaFlat::new(cat, a),
+            subareas: subareas(a),
         })
         .collect();
-    Ok(Json(json!({
-        "grant_areas": tree,
-        "meta": { "total_parent_areas": parents.len(), "total_subareas": n_sub }
+    let meta = GrantAreaTreeMeta {
+        total_parent_areas: tree.len() as u64,
+        total_subareas: tree.iter().map(|n| n.subareas.len() as u64).sum(),
+    };
+    Ok(Json(GrantAreasResponse::Tree(GrantAreaTreeResponse {
+        grant_areas: tree,
+        meta,
     })))
 }
 
@@ -222,7 +208,7 @@ pub async fn grant_area(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GrantAreaDetailResponse>, ApiError> {
     caller.require("grants:read")?;
     let cat = &state.engine.catalogue;
     let a = find(
@@ -231,37 +217,42 @@ pub async fn grant_area(
         cat.grant_areas.iter().map(|a| a.slug.clone()),
         "grant area",
     )?;
-    let mut v = views::area_flat(cat, a);
-    match cat.area_parent(a) {
-        Some(p) => v["parent"] = views::area_base(cat, p),
-        None => {
-            v["subareas"] = json!(cat
-                .area_children(a)
-                .iter()
-                .map(|&s| views::area_flat(cat, s))
-                .collect::<Vec<_>>())
-        }
-    }
-    Ok(Json(json!({ "grant_area": v })))
+    let parent = cat.area_parent(a);
+    let subareas = cat
+        .area_children(a)
+        .iter()
+        .map(|&s| GrantAreaFlat::new(cat, s));
+    Ok(Json(GrantAreaDetailResponse {
+        grant_area: GrantAreaDetail {
+            area: GrantAreaFlat::new(cat, a),
+            parent: parent.map(|p| GrantAreaBase::new(cat, p)),
+            subareas: parent.is_none().then(|| subareas.collect()),
+        },
+    }))
 }
 
 pub async fn eligible_entities(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<EligibleEntityListResponse>, ApiError> {
     caller.require("grants:read")?;
     let cat = &state.engine.catalogue;
-    let items: Vec<Value> = (0..cat.eligible_entities.len() as Idx)
-        .map(|e| views::entity_item(cat, e))
+    let items: Vec<EligibleEntityView> = (0..cat.eligible_entities.len() as Idx)
+        .map(|e| EligibleEntityView::new(cat, e))
         .collect();
-    Ok(flat_list("eligible_entities", items))
+    Ok(Json(EligibleEntityListResponse {
+        meta: CountMeta {
+            total_count: items.len() as u64,
+        },
+        eligible_entities: items,
+    }))
 }
 
 pub async fn eligible_entity(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<EligibleEntityDetailResponse>, ApiError> {
     caller.require("grants:read")?;
     let engine = &state.engine;
     let cat = &engine.catalogue;
@@ -272,32 +263,40 @@ pub async fn eligible_entity(
         "eligible entity",
     )?;
     let entity = &cat.eligible_entities[e as usize];
-    let mut v = views::entity_item(cat, e);
-    v["name_plural"] = json!(entity.name_plural_de);
-    v["name_plural_de"] = json!(entity.name_plural_de);
-    v["name_plural_en"] = json!(entity.name_plural_en);
-    v["grants_count"] =
-        json!(engine.count_visible(caller.scope(), |g| cat.grant_entities(g).contains(&e)));
-    Ok(Json(json!({ "eligible_entity": v })))
+    let count = engine.count_visible(caller.scope(), |g| cat.grant_entities(g).contains(&e));
+    Ok(Json(EligibleEntityDetailResponse {
+        eligible_entity: EligibleEntityDetail {
+            entity: EligibleEntityView::new(cat, e),
+            name_plural: entity.name_plural_de.clone(),
+            name_plural_de: entity.name_plural_de.clone(),
+            name_plural_en: entity.name_plural_en.clone(),
+            grants_count: count as u64,
+        },
+    }))
 }
 
 pub async fn target_groups(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TargetGroupListResponse>, ApiError> {
     caller.require("grants:read")?;
     let cat = &state.engine.catalogue;
-    let items: Vec<Value> = (0..cat.target_groups.len() as Idx)
-        .map(|t| views::target_group_item(cat, t))
+    let items: Vec<TargetGroupView> = (0..cat.target_groups.len() as Idx)
+        .map(|t| TargetGroupView::new(cat, t))
         .collect();
-    Ok(flat_list("target_groups", items))
+    Ok(Json(TargetGroupListResponse {
+        meta: CountMeta {
+            total_count: items.len() as u64,
+        },
+        target_groups: items,
+    }))
 }
 
 pub async fn target_group(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TargetGroupDetailResponse>, ApiError> {
     caller.require("grants:read")?;
     let engine = &state.engine;
     let cat = &engine.catalogue;
@@ -307,8 +306,11 @@ pub async fn target_group(
         cat.target_groups.iter().map(|t| t.slug.clone()),
         "target group",
     )?;
-    let mut v = views::target_group_item(cat, t);
-    v["grants_count"] =
-        json!(engine.count_visible(caller.scope(), |g| cat.grant_target_groups(g).contains(&t)));
-    Ok(Json(json!({ "target_group": v })))
+    let count = engine.count_visible(caller.scope(), |g| cat.grant_target_groups(g).contains(&t));
+    Ok(Json(TargetGroupDetailResponse {
+        target_group: TargetGroupDetail {
+            target_group: TargetGroupView::new(cat, t),
+            grants_count: count as u64,
+        },
+    }))
 }

@@ -1,6 +1,6 @@
-//! The API's views of grants: the engine's record views plus the calling partner's own
-//! annotations (qualification result and custom categories), which only the server
-//! knows. The other record views come from the engine unchanged.
+//! Grants as the API shows them: the engine's record views plus the calling partner's
+//! own annotations (qualification result and custom categories), which only the server
+//! knows.
 
 use grantmatch_engine::views::{GrantDetailView, GrantView};
 use grantmatch_engine::{Catalogue, Idx, Page};
@@ -9,10 +9,6 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::qualification::PartnerAnnotations;
-
-pub use grantmatch_engine::views::{
-    area_base, area_flat, entity_item, provider, region_base, region_flat, target_group_item,
-};
 
 /// A partner-specific category (empty list until configured).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -54,7 +50,8 @@ pub struct GrantDetail {
     pub annotations: Annotations,
 }
 
-/// Paging metadata of the grants list.
+/// Paging metadata of the grants list (and of the providers list, which adds two
+/// aliases).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageMeta {
