@@ -12,6 +12,7 @@
 
 use crate::catalogue::{Catalogue, Idx};
 use crate::facts::{ApplicantType, Fact, ProgrammeKind, Source};
+use crate::matching::{Checks, Match, MatchCategory};
 use crate::model::{
     Address, ContactPoint, GeoLocation, Grant, GrantProvider, GrantType, ProviderType, RegionType,
     SocialMedia,
@@ -19,7 +20,7 @@ use crate::model::{
 use crate::scope::ResolvedScope;
 use crate::Engine;
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// A referenced record: id and German name.
@@ -622,5 +623,73 @@ impl TargetGroupView {
             name_de: tg.name_de.clone(),
             name_en: tg.name_en.clone(),
         }
+    }
+}
+
+/// One ranked match as every front-end shows it (the API adds the id of the stored
+/// result; the CLI and Python add the slug).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MatchView {
+    /// 1 is the best match.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 25))]
+    pub rank: u64,
+    pub grant_id: Uuid,
+    pub title: String,
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 100))]
+    pub relevance_score: u8,
+    pub match_category: MatchCategory,
+    /// Two or three sentences in the profile's locale, built from facts of the match.
+    pub match_reason: String,
+    /// Per-criterion checks (extra field).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub checks: Checks,
+    /// The need of the profile this programme serves best (extra field): one of its
+    /// `keywords` (or unknown target groups, project title), or, when it names none, a
+    /// sentence of its description, mission or project; null when the profile has no
+    /// need of its own (a single sentence and no keywords) or the server runs with
+    /// `need_weight` 0 in `--match-options`.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(nullable))]
+    pub matched_need: Option<String>,
+}
+
+impl MatchView {
+    pub fn new(cat: &Catalogue, m: &Match) -> Self {
+        let grant = cat.grant(m.grant);
+        MatchView {
+            rank: m.rank as u64,
+            grant_id: grant.id,
+            title: grant.title.clone(),
+            relevance_score: m.relevance_score,
+            match_category: m.match_category,
+            match_reason: m.match_reason.clone(),
+            checks: m.checks,
+            matched_need: m.matched_need.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matching::Check;
+
+    /// Results stored before `checks` and `matched_need` existed still read back.
+    #[test]
+    fn a_match_stored_without_the_later_fields_reads_back() {
+        let stored = serde_json::json!({
+            "rank": 1, "grant_id": Uuid::nil(), "title": "T", "relevance_score": 91,
+            "match_category": "very_suitable", "match_reason": "R",
+            "checks": { "region": "pass" },
+        });
+        let m: MatchView = serde_json::from_value(stored).expect("readable");
+        assert_eq!(m.match_category, MatchCategory::VerySuitable);
+        assert_eq!(m.checks.region, Check::Pass);
+        assert_eq!(m.checks.funding_type, Check::Unknown);
+        assert_eq!(m.matched_need, None);
+        let unknown = serde_json::json!({ "region": "pass", "typo": "fail" });
+        assert!(serde_json::from_value::<Checks>(unknown).is_err());
     }
 }

@@ -336,7 +336,7 @@ fn check_shape(cat: &Catalogue, matches: &[Match]) {
     for (i, m) in matches.iter().enumerate() {
         assert_eq!(m.rank, i + 1);
         assert!(m.relevance_score <= 100, "score {}", m.relevance_score);
-        assert_eq!(m.match_category, band(m.relevance_score));
+        assert_eq!(m.match_category.as_str(), band(m.relevance_score));
         assert!(!m.match_reason.trim().is_empty());
         assert!(seen.insert(m.grant), "grant {} twice", m.grant);
         if i > 0 {
@@ -551,17 +551,17 @@ fn adding_a_filter_never_adds_results_real_vectors() {
 #[test]
 fn category_bands() {
     for s in 0..=u8::MAX {
-        assert_eq!(category(s), band(s), "score {s}");
+        assert_eq!(category(s).as_str(), band(s), "score {s}");
     }
     // The boundaries exactly.
-    assert_eq!(category(100), "very_suitable");
-    assert_eq!(category(90), "very_suitable");
-    assert_eq!(category(89), "partially_suitable");
-    assert_eq!(category(70), "partially_suitable");
-    assert_eq!(category(69), "conditionally_suitable");
-    assert_eq!(category(50), "conditionally_suitable");
-    assert_eq!(category(49), "not_suitable");
-    assert_eq!(category(0), "not_suitable");
+    assert_eq!(category(100).as_str(), "very_suitable");
+    assert_eq!(category(90).as_str(), "very_suitable");
+    assert_eq!(category(89).as_str(), "partially_suitable");
+    assert_eq!(category(70).as_str(), "partially_suitable");
+    assert_eq!(category(69).as_str(), "conditionally_suitable");
+    assert_eq!(category(50).as_str(), "conditionally_suitable");
+    assert_eq!(category(49).as_str(), "not_suitable");
+    assert_eq!(category(0).as_str(), "not_suitable");
 }
 
 /// The calibration is monotone: with only the semantic weight, a higher cosine never
@@ -1630,7 +1630,7 @@ fn a_failed_applicant_check_caps_the_score() {
     assert_eq!(matching::excluded_score(30), 15);
     for m in failed {
         assert!(m.relevance_score < 50, "score {}", m.relevance_score);
-        assert_eq!(m.match_category, "not_suitable");
+        assert_eq!(m.match_category.as_str(), "not_suitable");
         assert!(
             m.match_reason.contains("nicht Vereine"),
             "{}",

@@ -23,8 +23,8 @@ use crate::errors::{self, invalid, model, unknown};
 use crate::options::match_options;
 use grantmatch_engine::qualify::{self, QualificationPrompt, QualificationRules};
 use grantmatch_engine::views::{
-    EligibleEntityView, GrantAreaFlat, GrantDetailView, GrantProviderView, GrantView, RegionFlat,
-    TargetGroupView,
+    EligibleEntityView, GrantAreaFlat, GrantDetailView, GrantProviderView, GrantView, MatchView,
+    RegionFlat, TargetGroupView,
 };
 
 /// Organisation id used when a profile is given without a request body around it (the
@@ -214,18 +214,8 @@ pub fn match_input(
 /// One match as the API shows it, plus the slug; with `explain`, its score components
 /// and the profile keywords found in the programme text.
 pub fn match_value(engine: &Engine, m: &Match, explain: bool) -> Value {
-    let grant = engine.catalogue.grant(m.grant);
-    let mut v = json!({
-        "rank": m.rank,
-        "grant_id": grant.id,
-        "slug": grant.slug,
-        "title": grant.title,
-        "relevance_score": m.relevance_score,
-        "match_category": m.match_category,
-        "match_reason": m.match_reason,
-        "checks": m.checks,
-        "matched_need": m.matched_need,
-    });
+    let mut v = json!(MatchView::new(&engine.catalogue, m));
+    v["slug"] = json!(engine.catalogue.grant(m.grant).slug);
     if explain {
         let c = &m.components;
         v["components"] = json!({

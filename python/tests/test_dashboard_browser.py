@@ -19,6 +19,7 @@ import time
 from typing import Iterator
 
 import pytest
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -66,9 +67,13 @@ def shoot(driver, name: str) -> None:
 
 
 def wait_title(driver, title: str) -> None:
-    """Waits for the page titled `title` (forms navigate after the click returns)."""
+    """Waits for the page titled `title` (forms navigate after the click returns). Reading
+    the title while the page is being replaced can fail in Chromium ("Node with given id
+    does not belong to the document"): such a read is retried, not a failure."""
     try:
-        WebDriverWait(driver, 15).until(lambda d: d.title == f"{title} · grantmatch")
+        WebDriverWait(driver, 15, ignored_exceptions=(WebDriverException,)).until(
+            lambda d: d.title == f"{title} · grantmatch"
+        )
     except Exception:
         raise AssertionError(
             f"expected the page {title!r}, got {driver.title!r} at {driver.current_url}:\n"

@@ -5,12 +5,12 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use grantmatch_engine::embed::Embedder;
-use grantmatch_engine::{Engine, Match, MatchInput, MatchOptions, ResolvedScope};
-use serde_json::{json, Value};
+use grantmatch_engine::{MatchInput, MatchOptions, ResolvedScope};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
 use crate::error::{ApiError, ServerError};
+use crate::views::MatchResult;
 use crate::AppState;
 
 /// Why matching cannot take a request now (the API answers 503 with this message).
@@ -103,43 +103,20 @@ impl Matcher {
     }
 }
 
-/// The spec's match objects for ranked results.
-pub fn results_json(engine: &Engine, matches: &[Match]) -> Value {
-    let cat = &engine.catalogue;
-    Value::Array(
-        matches
-            .iter()
-            .map(|m| {
-                let g = cat.grant(m.grant);
-                json!({
-                    "id": Uuid::new_v4(),
-                    "rank": m.rank,
-                    "grant_id": g.id,
-                    "title": g.title,
-                    "relevance_score": m.relevance_score,
-                    "match_category": m.match_category,
-                    "match_reason": m.match_reason,
-                    "checks": m.checks,
-                    "matched_need": m.matched_need,
-                })
-            })
-            .collect(),
-    )
-}
-
 /// Runs a matching on the blocking pool.
 pub async fn compute(
     state: &Arc<AppState>,
     embedder: Arc<Embedder>,
     scope: ResolvedScope,
     input: MatchInput,
-) -> Result<Value, ServerError> {
+) -> Result<Vec<MatchResult>, ServerError> {
     let engine = state.engine.clone();
     let options = state.matcher.options;
     let today = state.clock.today();
     tokio::task::spawn_blocking(move || {
         let (_, matches) = engine.match_profile(&embedder, &scope, &input, &options, today)?;
-        Ok::<_, ServerError>(results_json(&engine, &matches))
+        let cat = &engine.catalogue;
+        Ok::<_, ServerError>(matches.iter().map(|m| MatchResult::new(cat, m)).collect())
     })
     .await
     .map_err(|e| ServerError::Task(format!("matching: {e}")))?
@@ -169,10 +146,7 @@ pub async fn complete_pending(
     }
     .await;
     let stored = match outcome {
-        Ok(results) => {
-            let n = results.as_array().map_or(0, Vec::len) as i64;
-            state.db.finish_matching(id, Ok((&results, n)))
-        }
+        Ok(results) => state.db.finish_matching(id, Ok(&results)),
         // What the partner reads: the API's message (internal details only in the log).
         Err(e) => state
             .db

@@ -4,17 +4,47 @@
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, Row};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::db::Db;
 use crate::error::ServerError;
 use crate::quota::quarter_of;
+use crate::views::MatchResult;
 
-/// Status of a matching request.
-pub const PENDING: &str = "pending";
-pub const COMPLETED: &str = "completed";
-pub const FAILED: &str = "failed";
+/// Stored results as JSON text.
+fn to_json(results: &impl Serialize) -> rusqlite::Result<String> {
+    serde_json::to_string(results).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))
+}
+
+/// Status of a stored matching request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchingStatus {
+    Pending,
+    Completed,
+    Failed,
+}
+
+impl MatchingStatus {
+    pub const ALL: [MatchingStatus; 3] = [Self::Pending, Self::Completed, Self::Failed];
+
+    /// The name stored in the database and shown by the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatchingRecord {
@@ -23,8 +53,8 @@ pub struct MatchingRecord {
     pub token_id: Uuid,
     pub organization_id: String,
     pub request: Value,
-    pub status: String,
-    pub results: Option<Value>,
+    pub status: MatchingStatus,
+    pub results: Option<Vec<MatchResult>>,
     pub results_count: Option<i64>,
     pub error: Option<String>,
     pub created_at: DateTime<Utc>,
@@ -54,7 +84,15 @@ fn time_col(r: &Row, i: usize) -> rusqlite::Result<Option<DateTime<Utc>>> {
     .transpose()
 }
 
-fn json_col(r: &Row, i: usize) -> rusqlite::Result<Option<Value>> {
+fn status_col(r: &Row, i: usize) -> rusqlite::Result<MatchingStatus> {
+    let s: String = r.get(i)?;
+    MatchingStatus::parse(&s).ok_or_else(|| {
+        let e = format!("unknown matching status `{s}`");
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+fn json_col<T: DeserializeOwned>(r: &Row, i: usize) -> rusqlite::Result<Option<T>> {
     let s: Option<String> = r.get(i)?;
     s.map(|s| {
         serde_json::from_str(&s).map_err(|e| {
@@ -73,7 +111,7 @@ fn record(r: &Row) -> rusqlite::Result<MatchingRecord> {
         token_id: uuid_col(r, 2)?,
         organization_id: r.get(3)?,
         request: json_col(r, 4)?.unwrap_or(Value::Null),
-        status: r.get(5)?,
+        status: status_col(r, 5)?,
         results: json_col(r, 6)?,
         results_count: r.get(7)?,
         error: r.get(8)?,
@@ -91,8 +129,8 @@ pub(crate) fn completed_matching(partner: Uuid, org: &str, at: DateTime<Utc>) ->
         token_id: Uuid::new_v4(),
         organization_id: org.into(),
         request: serde_json::json!({}),
-        status: COMPLETED.into(),
-        results: Some(serde_json::json!([])),
+        status: MatchingStatus::Completed,
+        results: Some(vec![]),
         results_count: Some(0),
         error: None,
         created_at: at,
@@ -114,8 +152,8 @@ impl Db {
                 m.token_id.to_string(),
                 m.organization_id,
                 m.request.to_string(),
-                m.status,
-                m.results.as_ref().map(Value::to_string),
+                m.status.as_str(),
+                m.results.as_ref().map(to_json).transpose()?,
                 m.results_count,
                 m.error,
                 m.created_at.to_rfc3339(),
@@ -140,18 +178,24 @@ impl Db {
     pub fn finish_matching(
         &self,
         id: Uuid,
-        outcome: Result<(&Value, i64), &str>,
+        outcome: Result<&[MatchResult], &str>,
     ) -> Result<(), ServerError> {
         let now = Utc::now().to_rfc3339();
         let conn = self.conn();
         match outcome {
-            Ok((results, count)) => conn.execute(
+            Ok(results) => conn.execute(
                 "UPDATE matching_requests SET status = ?2, results_json = ?3, results_count = ?4, completed_at = ?5 WHERE id = ?1",
-                params![id.to_string(), COMPLETED, results.to_string(), count, now],
+                params![
+                    id.to_string(),
+                    MatchingStatus::Completed.as_str(),
+                    to_json(&results)?,
+                    results.len() as i64,
+                    now
+                ],
             )?,
             Err(error) => conn.execute(
                 "UPDATE matching_requests SET status = ?2, error = ?3, completed_at = ?4 WHERE id = ?1",
-                params![id.to_string(), FAILED, error, now],
+                params![id.to_string(), MatchingStatus::Failed.as_str(), error, now],
             )?,
         };
         Ok(())
@@ -175,7 +219,7 @@ impl Db {
             "SELECT {COLUMNS} FROM matching_requests WHERE status = ?1 ORDER BY created_at"
         ))?;
         let rows = st
-            .query_map([PENDING], record)?
+            .query_map([MatchingStatus::Pending.as_str()], record)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }

@@ -9,6 +9,7 @@ use uuid::Uuid;
 use crate::db::{Db, Partner};
 use crate::error::ServerError;
 use crate::quota::{percentage, quarter_of, tier_allowance};
+use crate::views::MatchingQuota;
 
 pub const MATCHING_ENDPOINT: &str = "POST /api/v1/matching";
 const GRANT_ENDPOINTS: [&str; 2] = ["GET /api/v1/grants", "GET /api/v1/grants/{id}"];
@@ -181,12 +182,12 @@ impl QuotaView {
     }
 
     /// The quota block of the synchronous matching response.
-    pub fn matching_block(&self) -> Value {
-        json!({
-            "matching_requests_used": self.matching.0,
-            "matching_requests_limit": self.matching.1,
-            "usage_percentage": percentage(self.matching.0, self.matching.1),
-        })
+    pub fn matching_block(&self) -> MatchingQuota {
+        MatchingQuota {
+            matching_requests_used: self.matching.0.max(0) as u64,
+            matching_requests_limit: self.matching.1.max(0) as u64,
+            usage_percentage: percentage(self.matching.0, self.matching.1),
+        }
     }
 }
 

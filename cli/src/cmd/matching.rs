@@ -9,6 +9,7 @@ use anyhow::{anyhow, Context, Result};
 use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::matching::passes_filters;
 use grantmatch_engine::profile::Locale;
+use grantmatch_engine::views::MatchView;
 use grantmatch_engine::{Engine, MatchInput, MatchOptions, ResolvedScope};
 use serde_json::{json, Value};
 
@@ -55,19 +56,10 @@ pub fn run_match(
     let results: Vec<Value> = matches
         .iter()
         .map(|m| {
-            let g = cat.grant(m.grant);
-            json!({
-                "rank": m.rank,
-                "grant_id": g.id,
-                "slug": g.slug,
-                "title": g.title,
-                "relevance_score": m.relevance_score,
-                "match_category": m.match_category,
-                "match_reason": m.match_reason,
-                "components": m.components,
-                "checks": m.checks,
-                "matched_need": m.matched_need,
-            })
+            let mut v = json!(MatchView::new(cat, m));
+            v["slug"] = json!(cat.grant(m.grant).slug);
+            v["components"] = json!(m.components);
+            v
         })
         .collect();
     println!(

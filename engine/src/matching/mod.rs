@@ -170,12 +170,35 @@ pub fn excluded_score(calibrated: u8) -> u8 {
 /// Category of a score, the spec's bands: ≥ 90 very suitable (excellent), 70–89
 /// partially suitable (good), 50–69 conditionally suitable (moderate), below 50 not
 /// suitable (low).
-pub fn category(score: u8) -> &'static str {
+pub fn category(score: u8) -> MatchCategory {
     match score {
-        90..=u8::MAX => "very_suitable",
-        70..=89 => "partially_suitable",
-        50..=69 => "conditionally_suitable",
-        _ => "not_suitable",
+        90..=u8::MAX => MatchCategory::VerySuitable,
+        70..=89 => MatchCategory::PartiallySuitable,
+        50..=69 => MatchCategory::ConditionallySuitable,
+        _ => MatchCategory::NotSuitable,
+    }
+}
+
+/// Band of `relevance_score` (the spec's bands): ≥ 90 very_suitable, 70–89
+/// partially_suitable, 50–69 conditionally_suitable, below 50 not_suitable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum MatchCategory {
+    VerySuitable,
+    PartiallySuitable,
+    ConditionallySuitable,
+    NotSuitable,
+}
+
+impl MatchCategory {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::VerySuitable => "very_suitable",
+            Self::PartiallySuitable => "partially_suitable",
+            Self::ConditionallySuitable => "conditionally_suitable",
+            Self::NotSuitable => "not_suitable",
+        }
     }
 }
 
@@ -196,6 +219,8 @@ pub const EXCELLENT_SEMANTIC: f32 = 0.6;
 /// Outcome of one criterion for one match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = CheckOutcome))]
 pub enum Check {
     Pass,
     Fail,
@@ -206,19 +231,29 @@ pub enum Check {
 /// Per-criterion checks of a match. `pass`/`fail` only on facts stated by the record or
 /// read from the programme's text; what embeddings guessed stays `unknown`.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+// `default`: results stored before a check existed read it as `unknown`.
+#[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = MatchChecks))]
 pub struct Checks {
     /// The programme's region is the organisation's region or contains it.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub region: Check,
     /// The organisation's applicant type is among the programme's applicants.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub applicant: Check,
     /// A non-profit restriction of the programme is met.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub non_profit: Check,
     /// The programme's funding type: `fail` when the profile rules it out, `pass` when the
     /// profile asks for it or rules out only others, else `unknown`.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub funding_type: Check,
     /// The programme is open (deadline ahead or ongoing).
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub deadline: Check,
     /// The project budget is within the programme's maximum amount.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub budget: Check,
 }
 
@@ -245,7 +280,7 @@ pub struct Match {
     pub grant: Idx,
     pub rank: usize,
     pub relevance_score: u8,
-    pub match_category: &'static str,
+    pub match_category: MatchCategory,
     pub match_reason: String,
     pub components: Components,
     /// Weighted mean of the components before calibration (orders ties of the clamped

@@ -6,12 +6,11 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use axum::response::Response;
-use serde_json::Value;
 
 use super::auth::SignedIn;
 use super::context::{internal, Ctx};
 use super::page::{esc, Lang};
-use crate::matching_store::{MatchingRecord, COMPLETED, FAILED, PENDING};
+use crate::matching_store::{MatchingRecord, MatchingStatus};
 use crate::AppState;
 
 /// Requests listed.
@@ -19,29 +18,27 @@ pub const LIMIT: usize = 50;
 /// Results shown per request.
 pub const TOP: usize = 3;
 
-fn status(lang: Lang, s: &str) -> &'static str {
+fn status(lang: Lang, s: MatchingStatus) -> &'static str {
     match s {
-        COMPLETED => lang.t("completed", "abgeschlossen"),
-        PENDING => lang.t("pending", "in Arbeit"),
-        FAILED => lang.t("failed", "fehlgeschlagen"),
-        _ => "?",
+        MatchingStatus::Completed => lang.t("completed", "abgeschlossen"),
+        MatchingStatus::Pending => lang.t("pending", "in Arbeit"),
+        MatchingStatus::Failed => lang.t("failed", "fehlgeschlagen"),
     }
 }
 
 fn top_results(m: &MatchingRecord) -> String {
     let items: String = m
         .results
-        .as_ref()
-        .and_then(Value::as_array)
-        .into_iter()
+        .iter()
         .flatten()
         .take(TOP)
         .map(|r| {
+            let r = &r.result;
             format!(
                 r#"<li><a href="/dashboard/grants/{id}">{title}</a> ({score})</li>"#,
-                id = esc(r["grant_id"].as_str().unwrap_or("")),
-                title = esc(r["title"].as_str().unwrap_or("")),
-                score = r["relevance_score"].as_i64().unwrap_or(0),
+                id = r.grant_id,
+                title = esc(&r.title),
+                score = r.relevance_score,
             )
         })
         .collect();
@@ -68,8 +65,8 @@ pub async fn show(State(state): State<Arc<AppState>>, lang: Lang, signed: Signed
                 id = m.id,
                 created = m.created_at.format("%Y-%m-%d %H:%M"),
                 status = match &m.error {
-                    Some(e) => format!("{}: {}", status(lang, &m.status), esc(e)),
-                    None => status(lang, &m.status).to_string(),
+                    Some(e) => format!("{}: {}", status(lang, m.status), esc(e)),
+                    None => status(lang, m.status).to_string(),
                 },
                 org = esc(&m.organization_id),
                 count = m.results_count.map(|n| n.to_string()).unwrap_or_else(|| "–".into()),

@@ -20,10 +20,12 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::Deserialize;
 use utoipa::ToSchema;
-use uuid::Uuid;
 
 pub use grantmatch_engine::facts::{
     ApplicantType as ApplicantTypeValue, ProgrammeKind as ProgrammeKindValue, Source as FactSource,
+};
+pub use grantmatch_engine::matching::{
+    Check as CheckOutcome, Checks as MatchChecks, MatchCategory,
 };
 pub use grantmatch_engine::model::{
     Address, ContactPoint, GeoLocation, GrantType, ProviderType, RegionType, SocialMedia,
@@ -117,127 +119,6 @@ pub struct MatchingRequest {
     pub organization_id: String,
     pub organization_profile: OrganizationProfile,
     pub project: Option<Project>,
-}
-
-/// Band of `relevance_score` (the spec's bands): ≥ 90 very_suitable, 70–89 partially_suitable, 50–69 conditionally_suitable, below 50 not_suitable.
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MatchCategory {
-    VerySuitable,
-    PartiallySuitable,
-    ConditionallySuitable,
-    NotSuitable,
-}
-
-/// One ranked match.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchResult {
-    /// Id of this match result.
-    pub id: Uuid,
-    /// 1 is the best match.
-    #[schema(minimum = 1, maximum = 25)]
-    pub rank: u64,
-    pub grant_id: Uuid,
-    pub title: String,
-    #[schema(minimum = 0, maximum = 100)]
-    pub relevance_score: u64,
-    pub match_category: MatchCategory,
-    /// Two or three sentences in the profile's locale, built from facts of the match.
-    pub match_reason: String,
-    /// Per-criterion checks (extra field).
-    pub checks: MatchChecks,
-    /// The need of the profile this programme serves best (extra field): one of its
-    /// `keywords` (or unknown target groups, project title), or, when it names none, a
-    /// sentence of its description, mission or project; null when the profile has no
-    /// need of its own (a single sentence and no keywords) or the server runs with
-    /// `need_weight` 0 in `--match-options`.
-    #[schema(nullable)]
-    pub matched_need: Option<String>,
-}
-
-/// The partner's matching quota after this request (current quarter).
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchingQuota {
-    pub matching_requests_used: u64,
-    pub matching_requests_limit: u64,
-    pub usage_percentage: f64,
-}
-
-/// Status of a stored matching request.
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MatchingStatus {
-    Pending,
-    Completed,
-    Failed,
-}
-
-/// `POST /matching`, synchronous form (default): 200 with the results.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchingCompletedResponse {
-    pub matching_request_id: Uuid,
-    pub organization_id: String,
-    /// Always `completed`.
-    pub status: MatchingStatus,
-    #[schema(minimum = 0, maximum = 25)]
-    pub results_count: u64,
-    /// At most 25, by score descending.
-    #[schema(max_items = 25)]
-    pub results: Vec<MatchResult>,
-    pub quota: MatchingQuota,
-}
-
-/// `POST /matching` with `Prefer: respond-async`: 202, poll `status_url`.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchingAcceptedResponse {
-    pub matching_request_id: Uuid,
-    /// Always `pending`.
-    pub status: MatchingStatus,
-    /// Path of `GET /matching/{id}`.
-    pub status_url: String,
-    /// Path of `GET /matching/{id}/results`.
-    pub results_url: String,
-    pub message: String,
-}
-
-/// `GET /matching/{id}`: the stored request; `results_count` and `results` once completed, `error` when failed.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchingStatusResponse {
-    pub matching_request_id: Uuid,
-    pub organization_id: String,
-    pub status: MatchingStatus,
-    pub created_at: DateTime<Utc>,
-    #[schema(required = true)]
-    pub completed_at: Option<DateTime<Utc>>,
-    pub status_url: String,
-    pub results_url: String,
-    /// Only when completed.
-    #[schema(minimum = 0, maximum = 25)]
-    pub results_count: Option<u64>,
-    /// Only when completed.
-    #[schema(nullable = false, max_items = 25)]
-    pub results: Option<Vec<MatchResult>>,
-    /// Only when failed.
-    #[schema(nullable = false)]
-    pub error: Option<String>,
-}
-
-/// `GET /matching/{id}/results`: results (empty while pending).
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchingResultsResponse {
-    pub matching_request_id: Uuid,
-    pub organization_id: String,
-    pub status: MatchingStatus,
-    #[schema(minimum = 0, maximum = 25)]
-    pub results_count: u64,
-    #[schema(max_items = 25)]
-    pub results: Vec<MatchResult>,
 }
 
 // ---------------------------------------------------------------------------------
@@ -427,26 +308,4 @@ pub enum ReadyStatus {
 #[serde(deny_unknown_fields)]
 pub struct ReadyResponse {
     pub status: ReadyStatus,
-}
-
-/// Outcome of one criterion of a match.
-#[derive(ToSchema, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckOutcome {
-    Pass,
-    Fail,
-    Unknown,
-}
-
-/// Per-criterion checks of a match (extra field): `pass`/`fail` only on facts stated
-/// by the record or read from the programme text.
-#[derive(ToSchema, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchChecks {
-    pub region: CheckOutcome,
-    pub applicant: CheckOutcome,
-    pub non_profit: CheckOutcome,
-    pub funding_type: CheckOutcome,
-    pub deadline: CheckOutcome,
-    pub budget: CheckOutcome,
 }

@@ -13,7 +13,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use grantmatch_engine::MatchInput;
-use serde_json::{json, Value};
+use serde_json::Value;
 use uuid::Uuid;
 
 use super::PathId;
@@ -21,9 +21,13 @@ use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::extract::ApiJson;
 use crate::matcher::{complete_pending, compute};
-use crate::matching_store::{MatchingRecord, COMPLETED, PENDING};
+use crate::matching_store::MatchingRecord;
 use crate::params::clip;
 use crate::usage::{self, QuotaView};
+use crate::views::{
+    matching_urls, MatchingAcceptedResponse, MatchingCompletedResponse, MatchingResultsResponse,
+    MatchingStatus, MatchingStatusResponse,
+};
 use crate::AppState;
 
 fn wants_async(headers: &HeaderMap) -> bool {
@@ -60,7 +64,7 @@ pub async fn create(
         token_id: caller.token_id,
         organization_id: profile.organization_id.clone(),
         request: value,
-        status: PENDING.to_string(),
+        status: MatchingStatus::Pending,
         results: None,
         results_count: None,
         error: None,
@@ -72,17 +76,17 @@ pub async fn create(
         state.db.insert_matching(&record)?;
         record_quota(&state, partner)?;
         tokio::spawn(complete_pending(state.clone(), id, Some(permit)));
-        let base = format!("/api/v1/matching/{id}");
+        let (status_url, results_url) = matching_urls(id);
         let mut resp = (
             StatusCode::ACCEPTED,
-            [(header::LOCATION, base.clone())],
-            Json(json!({
-                "matching_request_id": id,
-                "status": PENDING,
-                "status_url": base,
-                "results_url": format!("/api/v1/matching/{id}/results"),
-                "message": "The matching is being processed. Poll status_url until status is completed, then read results_url.",
-            })),
+            [(header::LOCATION, status_url.clone())],
+            Json(MatchingAcceptedResponse {
+                matching_request_id: id,
+                status: MatchingStatus::Pending,
+                status_url,
+                results_url,
+                message: "The matching is being processed. Poll status_url until status is completed, then read results_url.".into(),
+            }),
         )
             .into_response();
         resp.extensions_mut()
@@ -92,21 +96,20 @@ pub async fn create(
 
     let results = compute(&state, embedder, caller.partner.scope.clone(), input).await?;
     drop(permit);
-    let count = results.as_array().map_or(0, Vec::len);
-    record.status = COMPLETED.to_string();
+    record.status = MatchingStatus::Completed;
     record.results = Some(results.clone());
-    record.results_count = Some(count as i64);
+    record.results_count = Some(results.len() as i64);
     record.completed_at = Some(state.clock.now());
     state.db.insert_matching(&record)?;
     let quota = record_quota(&state, partner)?;
-    let mut resp = Json(json!({
-        "matching_request_id": id,
-        "organization_id": record.organization_id,
-        "status": COMPLETED,
-        "results_count": count,
-        "results": results,
-        "quota": quota.matching_block(),
-    }))
+    let mut resp = Json(MatchingCompletedResponse {
+        matching_request_id: id,
+        organization_id: record.organization_id.clone(),
+        status: MatchingStatus::Completed,
+        results_count: results.len() as u64,
+        results,
+        quota: quota.matching_block(),
+    })
     .into_response();
     resp.extensions_mut()
         .insert(OrganizationId(record.organization_id));
@@ -147,38 +150,35 @@ pub async fn status(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<MatchingStatusResponse>, ApiError> {
     let r = load(&state, &caller, &id)?;
-    let mut v = json!({
-        "matching_request_id": r.id,
-        "organization_id": r.organization_id,
-        "status": r.status,
-        "created_at": r.created_at,
-        "completed_at": r.completed_at,
-        "status_url": format!("/api/v1/matching/{}", r.id),
-        "results_url": format!("/api/v1/matching/{}/results", r.id),
-    });
-    if r.status == COMPLETED {
-        v["results_count"] = json!(r.results_count);
-        v["results"] = r.results.unwrap_or(Value::Array(vec![]));
-    }
-    if let Some(e) = r.error {
-        v["error"] = json!(e);
-    }
-    Ok(Json(v))
+    let (status_url, results_url) = matching_urls(r.id);
+    let completed = r.status == MatchingStatus::Completed;
+    Ok(Json(MatchingStatusResponse {
+        matching_request_id: r.id,
+        organization_id: r.organization_id,
+        status: r.status,
+        created_at: r.created_at,
+        completed_at: r.completed_at,
+        status_url,
+        results_url,
+        results_count: completed.then(|| r.results_count.unwrap_or(0).max(0) as u64),
+        results: completed.then(|| r.results.unwrap_or_default()),
+        error: r.error,
+    }))
 }
 
 pub async fn results(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<MatchingResultsResponse>, ApiError> {
     let r = load(&state, &caller, &id)?;
-    Ok(Json(json!({
-        "matching_request_id": r.id,
-        "organization_id": r.organization_id,
-        "status": r.status,
-        "results_count": r.results_count.unwrap_or(0),
-        "results": r.results.unwrap_or(Value::Array(vec![])),
-    })))
+    Ok(Json(MatchingResultsResponse {
+        matching_request_id: r.id,
+        organization_id: r.organization_id,
+        status: r.status,
+        results_count: r.results_count.unwrap_or(0).max(0) as u64,
+        results: r.results.unwrap_or_default(),
+    }))
 }

@@ -16,9 +16,11 @@
 //! `None`, with `#[schema(nullable = false)]`.
 
 mod grants;
+mod matching;
 mod providers;
 mod reference;
 
 pub use grants::*;
+pub use matching::*;
 pub use providers::*;
 pub use reference::*;

@@ -6,8 +6,9 @@
 use axum::http::StatusCode;
 use chrono::Duration;
 use grantmatch_server::db::NewPartner;
-use grantmatch_server::matching_store::MatchingRecord;
+use grantmatch_server::matching_store::{MatchingRecord, MatchingStatus};
 use grantmatch_server::qualification;
+use grantmatch_server::views::MatchResult;
 use uuid::Uuid;
 
 use crate::common::send_with;
@@ -132,8 +133,8 @@ async fn dashboard_usage_page_shows_the_stats_figures_and_csv() {
 fn matching(
     p: Uuid,
     org: &str,
-    status: &str,
-    results: Option<serde_json::Value>,
+    status: MatchingStatus,
+    results: Option<Vec<MatchResult>>,
 ) -> MatchingRecord {
     let at = chrono::Utc::now();
     MatchingRecord {
@@ -142,11 +143,8 @@ fn matching(
         token_id: Uuid::new_v4(),
         organization_id: org.into(),
         request: serde_json::json!({}),
-        status: status.into(),
-        results_count: results
-            .as_ref()
-            .and_then(|r| r.as_array())
-            .map(|a| a.len() as i64),
+        status,
+        results_count: results.as_ref().map(|r| r.len() as i64),
         results,
         error: None,
         created_at: at,
@@ -161,18 +159,22 @@ async fn dashboard_matching_history_lists_requests_and_links_the_grants() {
     let r = get(&s, "/dashboard/matching", &session).await;
     assert!(r.text.contains("No matching requests yet"), "{}", r.text);
     let cat = &s.engine.catalogue;
-    let results: Vec<serde_json::Value> = cat.grants[..5]
+    let results: Vec<MatchResult> = cat.grants[..5]
         .iter()
         .enumerate()
         .map(|(i, g)| {
-            serde_json::json!({ "rank": i + 1, "grant_id": g.id, "title": g.title, "relevance_score": 90 - i })
+            serde_json::from_value(serde_json::json!({
+                "id": Uuid::new_v4(), "rank": i + 1, "grant_id": g.id, "title": g.title,
+                "relevance_score": 90 - i, "match_category": "very_suitable", "match_reason": "-",
+            }))
+            .expect("a match result")
         })
         .collect();
-    s.db.insert_matching(&matching(p, "org-<1>", "completed", Some(results.into())))
+    let completed = matching(p, "org-<1>", MatchingStatus::Completed, Some(results));
+    s.db.insert_matching(&completed).unwrap();
+    s.db.insert_matching(&matching(p, "org-2", MatchingStatus::Pending, None))
         .unwrap();
-    s.db.insert_matching(&matching(p, "org-2", "pending", None))
-        .unwrap();
-    let mut failed = matching(p, "org-3", "failed", None);
+    let mut failed = matching(p, "org-3", MatchingStatus::Failed, None);
     failed.error = Some("the model is <unavailable>".into());
     s.db.insert_matching(&failed).unwrap();
     let r = get(&s, "/dashboard/matching", &session).await;

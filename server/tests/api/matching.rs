@@ -20,7 +20,11 @@ use grantmatch_engine::{Engine, GrantVectors, MatchOptions};
 use grantmatch_server::clock::Clock;
 use grantmatch_server::db::{Db, NewPartner};
 use grantmatch_server::matcher::Matcher;
-use grantmatch_server::matching_store::{COMPLETED, PENDING};
+use grantmatch_server::matching_store::MatchingStatus;
+
+/// Status names in responses.
+const COMPLETED: &str = "completed";
+const PENDING: &str = "pending";
 use grantmatch_server::quota::quarter_of;
 use grantmatch_server::ratelimit::RateLimits;
 use grantmatch_server::AppState;
@@ -1494,7 +1498,7 @@ async fn sync_request_is_stored_before_the_response() {
         .matching(id)
         .unwrap()
         .expect("the billing record exists when the response arrives");
-    assert_eq!(rec.status, COMPLETED);
+    assert_eq!(rec.status, MatchingStatus::Completed);
     assert_eq!(rec.partner_id, m.full_partner);
     let tokens = m.state.db.tokens(m.full_partner).unwrap();
     let token = tokens
@@ -1508,7 +1512,7 @@ async fn sync_request_is_stored_before_the_response() {
         rec.results_count,
         Some(v["results_count"].as_i64().unwrap())
     );
-    assert_eq!(rec.results.as_ref(), Some(&v["results"]));
+    assert_eq!(json!(rec.results), v["results"]);
     assert_eq!(rec.request, b);
     assert!(rec.error.is_none());
 
@@ -1555,8 +1559,8 @@ async fn async_request_202_stored_at_once_then_completed() {
         .unwrap()
         .expect("the billing record exists when the 202 arrives");
     assert!(
-        rec.status == PENDING || rec.status == COMPLETED,
-        "{}",
+        rec.status == MatchingStatus::Pending || rec.status == MatchingStatus::Completed,
+        "{:?}",
         rec.status
     );
     assert_eq!(rec.partner_id, m.full_partner);
@@ -1586,7 +1590,7 @@ async fn async_request_202_stored_at_once_then_completed() {
     assert_eq!(results["status"], COMPLETED);
     assert_eq!(results["results"], done["results"]);
     let rec = m.state.db.matching(uuid).unwrap().unwrap();
-    assert_eq!(rec.status, COMPLETED);
+    assert_eq!(rec.status, MatchingStatus::Completed);
     assert_eq!(rec.results_count, done["results_count"].as_i64());
 
     // The same profile synchronously: the same ranking; the async one counted.

@@ -25,7 +25,10 @@ use grantmatch_engine::{Engine, GrantVectors, MatchOptions};
 use grantmatch_server::clock::Clock;
 use grantmatch_server::db::{Db, NewPartner};
 use grantmatch_server::matcher::Matcher;
-use grantmatch_server::matching_store::{MatchingRecord, COMPLETED};
+use grantmatch_server::matching_store::{MatchingRecord, MatchingStatus};
+
+/// Status name of a completed matching in responses.
+const COMPLETED: &str = "completed";
 use grantmatch_server::ratelimit::RateLimits;
 use grantmatch_server::usage::{outbox, queue_quota_warnings, QuotaPolicy, QuotaView};
 use grantmatch_server::AppState;
@@ -972,8 +975,8 @@ fn store_matchings(db: &Db, partner: Uuid, n: usize, at: DateTime<Utc>) {
             token_id: token,
             organization_id: format!("org-{}", i % 7),
             request: json!({}),
-            status: COMPLETED.into(),
-            results: Some(json!([])),
+            status: MatchingStatus::Completed,
+            results: Some(vec![]),
             results_count: Some(0),
             error: None,
             created_at: at,
