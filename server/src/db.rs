@@ -13,13 +13,12 @@ use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 use crate::error::ServerError;
+use crate::views::Tier;
 
 pub const DB_FILE: &str = "grantmatch.sqlite";
 
 /// Token scopes of the API.
 pub const SCOPES: [&str; 3] = ["grants:read", "matching:use", "usage:read"];
-
-const TIERS: [&str; 3] = ["starter", "standard", "enterprise"];
 
 const MIGRATIONS: &[&str] = &[
     r#"
@@ -282,11 +281,12 @@ impl Db {
                 "partner name must not be empty".into(),
             ));
         }
-        if !TIERS.contains(&p.tier.as_str()) {
+        if Tier::parse(&p.tier).is_none() {
+            let names = Tier::ALL.map(Tier::as_str);
             return Err(ServerError::Invalid(format!(
                 "unknown tier `{}` (one of: {})",
                 p.tier,
-                TIERS.join(", ")
+                names.join(", ")
             )));
         }
         if let Some(e) = &p.contact_email {

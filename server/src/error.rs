@@ -6,7 +6,6 @@
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use utoipa::ToSchema;
 
 /// Errors of the server's own operations (database, configuration).
@@ -233,17 +232,41 @@ pub fn with_setup_hint(e: &grantmatch_engine::Error) -> String {
 /// Seconds in the `Retry-After` header of a 503 (model loading, queue full, timeout).
 pub const RETRY_AFTER_UNAVAILABLE: u64 = 5;
 
+/// The `error` object of every error response.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorDetail {
+    pub code: ErrorCode,
+    /// Human-readable explanation; names the offending parameter or field. Never echoes a token.
+    #[schema(example = "page: `0` is not a positive integer")]
+    pub message: String,
+    /// Only on 429: seconds to wait before retrying (also sent as the `Retry-After` header).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, nullable = false)]
+    pub retry_after: Option<u64>,
+}
+
+/// The body of every error response (4xx and 5xx).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let mut error = json!({ "code": self.code, "message": self.message });
-        if let Some(s) = self.retry_after {
-            error["retry_after"] = json!(s);
-        }
-        let mut resp = (status, axum::Json(json!({ "error": error }))).into_response();
+        let retry_after = self.retry_after;
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: self.code,
+                message: self.message,
+                retry_after,
+            },
+        };
+        let mut resp = (status, axum::Json(body)).into_response();
         // Every 503 tells the client when to retry; a 429 says exactly when.
-        let retry = self
-            .retry_after
+        let retry = retry_after
             .or((status == StatusCode::SERVICE_UNAVAILABLE).then_some(RETRY_AFTER_UNAVAILABLE));
         if let Some(s) = retry {
             if let Ok(v) = HeaderValue::from_str(&s.to_string()) {

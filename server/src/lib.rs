@@ -41,7 +41,6 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use grantmatch_engine::Engine;
-use serde_json::{json, Value};
 use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
@@ -53,12 +52,16 @@ use tower_http::trace::TraceLayer;
 use crate::auth::PartnerCache;
 use crate::clock::Clock;
 use crate::db::Db;
-use crate::error::{ApiError, ServerError};
+use crate::error::{ApiError, ErrorBody, ServerError};
 use crate::ledger::Ledger;
 use crate::mailer::SmtpConfig;
 use crate::matcher::Matcher;
 use crate::ratelimit::{Limiters, RateLimits};
 use crate::usage::QuotaPolicy;
+use crate::views::{
+    DatabaseState, HealthCatalogue, HealthResponse, HealthStatus, Liveness, ModelState,
+    ReadyResponse, ReadyStatus,
+};
 use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::MatchOptions;
 
@@ -173,10 +176,23 @@ impl AppState {
     }
 }
 
-/// Liveness and state: always 200 with `status` `ok` while the process answers (the
-/// contract clients poll for). `state` is `ok` when matching can answer and the database
-/// is reachable, `starting` while the model loads, `degraded` when the model failed,
-/// the catalogue has no embeddings or the database is unreachable.
+/// Health check
+///
+/// Liveness and state: 200 with `status` `ok` whenever the process answers. `state` is
+/// `ok` when matching can answer and the database is reachable, `starting` while the
+/// embedding model loads, `degraded` when the model failed, the catalogue has no
+/// embeddings or the database is unreachable.
+#[utoipa::path(
+    get,
+    path = "/health",
+    operation_id = "health",
+    tag = "Service",
+    responses((status = 200, description = "The service answers; its state.", body = HealthResponse,
+        example = json!({"status": "ok", "state": "ok", "model": "loaded", "database": "ok",
+            "catalogue": {"snapshot": "snap-20261124T162259.636778-13668", "grants": 1434, "embeddings": true}}))),
+    security(())
+)]
+
 async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let db = state.db.clone();
     let database_ok = tokio::task::spawn_blocking(move || {
@@ -189,39 +205,81 @@ async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let model = state.matcher.model_state();
     let embeddings = state.engine.vectors().is_some();
     let service_state = match (model, embeddings && database_ok) {
-        ("loaded", true) => "ok",
-        ("loading", true) => "starting",
-        _ => "degraded",
+        (ModelState::Loaded, true) => HealthStatus::Ok,
+        (ModelState::Loading, true) => HealthStatus::Starting,
+        _ => HealthStatus::Degraded,
     };
-    Json(json!({
-        "status": "ok",
-        "state": service_state,
-        "model": model,
-        "database": if database_ok { "ok" } else { "unreachable" },
-        "catalogue": {
-            "snapshot": state
+    Json(HealthResponse {
+        status: Liveness::Ok,
+        state: service_state,
+        model,
+        database: if database_ok {
+            DatabaseState::Ok
+        } else {
+            DatabaseState::Unreachable
+        },
+        catalogue: HealthCatalogue {
+            snapshot: state
                 .engine
                 .snapshot_dir()
                 .and_then(|d| d.file_name())
                 .map(|n| n.to_string_lossy().into_owned()),
-            "grants": state.engine.catalogue.grants.len(),
-            "embeddings": embeddings,
+            grants: state.engine.catalogue.grants.len() as u64,
+            embeddings,
         },
-    }))
+    })
 }
 
-/// Readiness: 200 once matching can answer, else 503 with `Retry-After`.
-async fn ready(State(state): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
+/// Readiness
+///
+/// 200 once matching can answer (the model is loaded and the catalogue has embeddings);
+/// 503 with `Retry-After` before, e.g. while the model loads after a start.
+#[utoipa::path(
+    get,
+    path = "/health/ready",
+    operation_id = "ready",
+    tag = "Service",
+    responses(
+        (status = 200, description = "Matching can answer.", body = ReadyResponse,
+            example = json!({"status": "ready"})),
+        (status = 503, description = "Matching cannot answer yet (`service_unavailable`); see `Retry-After`.", body = ErrorBody),
+    ),
+    security(())
+)]
+
+async fn ready(State(state): State<Arc<AppState>>) -> Result<Json<ReadyResponse>, ApiError> {
     state.matcher.embedder()?;
     if state.engine.vectors().is_none() {
         return Err(ApiError::service_unavailable(
             "matching is unavailable: the catalogue has no embeddings (import it with the model available)",
         ));
     }
-    Ok(Json(json!({ "status": "ready" })))
+    Ok(Json(ReadyResponse {
+        status: ReadyStatus::Ready,
+    }))
 }
 
-/// Prometheus metrics (see [`metrics`]).
+/// Prometheus metrics
+///
+/// The OpenMetrics text format: `grantmatch_http_requests_total` and
+/// `grantmatch_http_request_duration_seconds` by `endpoint` label (method and route
+/// template, never an id) and status, `grantmatch_rate_limit_refusals_total`,
+/// `grantmatch_matching_in_progress` (the matching queue's depth),
+/// `grantmatch_model_state`, `grantmatch_ledger_backlog_rows` and
+/// `grantmatch_ledger_flush_lag_seconds`. Served here unless the server runs with
+/// `--metrics-addr`, which moves it to that address (404 here).
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    operation_id = "metrics",
+    tag = "Service",
+    responses(
+        (status = 200, description = "The metrics.", content_type = "application/openmetrics-text", body = String),
+        (status = 404, description = "Served on the `--metrics-addr` address instead (`not_found`).", body = ErrorBody),
+    ),
+    security(())
+)]
+
 async fn metrics_text(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     (
         [(axum::http::header::CONTENT_TYPE, metrics::CONTENT_TYPE)],

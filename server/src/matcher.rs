@@ -10,7 +10,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
 use crate::error::{ApiError, ServerError};
-use crate::views::MatchResult;
+use crate::views::{MatchResult, ModelState};
 use crate::AppState;
 
 /// Why matching cannot take a request now (the API answers 503 with this message).
@@ -57,18 +57,18 @@ impl Matcher {
     }
 
     /// `loaded`, `loading` or `failed`: the state of the embedding model.
-    pub fn model_state(&self) -> &'static str {
+    pub fn model_state(&self) -> ModelState {
         if self.embedder.get().is_some() {
-            "loaded"
+            ModelState::Loaded
         } else if self
             .load_error
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .is_some()
         {
-            "failed"
+            ModelState::Failed
         } else {
-            "loading"
+            ModelState::Loading
         }
     }
 

@@ -15,6 +15,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
+use crate::views::ModelState;
 use crate::AppState;
 
 /// The content type of the OpenMetrics text format.
@@ -127,9 +128,11 @@ impl Metrics {
         self.matching_in_progress
             .set(state.matcher.in_progress() as i64);
         let current = state.matcher.model_state();
-        for s in ["loading", "loaded", "failed"] {
+        for s in ModelState::ALL {
             self.model
-                .get_or_create(&ModelLabels { state: s.into() })
+                .get_or_create(&ModelLabels {
+                    state: s.as_str().into(),
+                })
                 .set(i64::from(s == current));
         }
         let (rows, oldest) = state.ledger.backlog();

@@ -1,13 +1,14 @@
 //! The OpenAPI 3.1 description of the API, generated from code with `utoipa`, and the
 //! interactive documentation (Swagger UI, assets bundled in the binary).
 //!
-//! - `schemas`: the schemas of every request and response body. The grant responses
-//!   are the types the handlers serialise (`crate::views`, `grantmatch_engine::views`);
-//!   the others are still documentation structs next to handlers that build JSON with
-//!   `json!`. `tests/api/openapi.rs` validates the real responses of every endpoint
-//!   against these schemas.
-//! - `paths`: `#[utoipa::path]` annotations of every route (parameters, bodies,
-//!   success responses, scopes).
+//! - Responses are the types the handlers return (`crate::views`, built around the
+//!   engine's record views `grantmatch_engine::views`), so the document is generated
+//!   from what is serialised; `schemas` gathers them with the request bodies.
+//!   `tests/api/openapi.rs` still validates the real responses of every endpoint
+//!   against the document.
+//! - Operations: `#[utoipa::path]` on each handler (`crate::routes`, `crate::health` …)
+//!   with parameters, bodies, success responses and scopes; the routes the Swagger UI
+//!   library serves are described by `LibraryRoutes`.
 //! - [`document`] completes the generated document in one pass: responses composed of
 //!   parts (`#[serde(flatten)]`, e.g. the engine's grant view and the partner's
 //!   annotations) become one closed object each; and from the properties of each
@@ -22,7 +23,6 @@
 //! Route coverage is checked by the tests against the router itself (see
 //! `tests/api/openapi.rs`): every route of `app()` must be documented here.
 
-mod paths;
 pub mod schemas;
 
 use std::collections::BTreeSet;
@@ -62,32 +62,29 @@ const DESCRIPTION: &str = r#"Read-only database of German public funding program
     ),
     servers((url = "/", description = "This server")),
     paths(
-        paths::list_grants,
-        paths::get_grant,
-        paths::list_grant_providers,
-        paths::get_grant_provider,
-        paths::list_regions,
-        paths::get_region,
-        paths::list_grant_areas,
-        paths::get_grant_area,
-        paths::list_eligible_entities,
-        paths::get_eligible_entity,
-        paths::list_target_groups,
-        paths::get_target_group,
-        paths::create_matching,
-        paths::get_matching,
-        paths::get_matching_results,
-        paths::get_usage_stats,
-        paths::get_usage_quota,
-        paths::health,
-        paths::ready,
-        paths::metrics,
-        paths::openapi_json,
-        paths::docs,
-        paths::docs_page,
+        crate::routes::grants::list,
+        crate::routes::grants::detail,
+        crate::routes::providers::list,
+        crate::routes::providers::detail,
+        crate::routes::reference::regions,
+        crate::routes::reference::region,
+        crate::routes::reference::grant_areas,
+        crate::routes::reference::grant_area,
+        crate::routes::reference::eligible_entities,
+        crate::routes::reference::eligible_entity,
+        crate::routes::reference::target_groups,
+        crate::routes::reference::target_group,
+        crate::routes::matching::create,
+        crate::routes::matching::status,
+        crate::routes::matching::results,
+        crate::routes::usage::get_stats,
+        crate::routes::usage::get_quota,
+        crate::health,
+        crate::ready,
+        crate::metrics_text,
     ),
     components(schemas(schemas::ErrorBody, schemas::ErrorCode)),
-    modifiers(&BearerScheme),
+    modifiers(&BearerScheme, &LibraryRoutes),
     tags(
         (name = "Grants", description = "Funding programmes in the partner's scope (scope `grants:read`)."),
         (name = "Grant providers", description = "Funding bodies (scope `grants:read`)."),
@@ -100,6 +97,85 @@ const DESCRIPTION: &str = r#"Read-only database of German public funding program
 struct ApiDoc;
 
 struct BearerScheme;
+
+/// The routes the Swagger UI library serves (`utoipa_swagger_ui`): this document and the
+/// documentation pages. They have no handler of ours to annotate, so their operations
+/// are built here; every other route is documented on its handler.
+struct LibraryRoutes;
+
+impl Modify for LibraryRoutes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::header::HeaderBuilder;
+        use utoipa::openapi::path::{HttpMethod, OperationBuilder};
+        use utoipa::openapi::security::SecurityRequirement;
+        use utoipa::openapi::{ContentBuilder, ObjectBuilder, ResponseBuilder, Type};
+
+        let body = |content_type: &str, description: &str, schema_type: Type| {
+            ResponseBuilder::new().description(description).content(
+                content_type,
+                ContentBuilder::new()
+                    .schema(Some(ObjectBuilder::new().schema_type(schema_type)))
+                    .build(),
+            )
+        };
+        let operation = |id: &str, summary: &str, description: Option<&str>, status, response| {
+            OperationBuilder::new()
+                .tag("Service")
+                .summary(Some(summary))
+                .description(description)
+                .operation_id(Some(id))
+                .response(status, response)
+                .security(SecurityRequirement::default())
+                .build()
+        };
+        let paths = &mut openapi.paths;
+        paths.add_path_operation(
+            OPENAPI_PATH,
+            vec![HttpMethod::Get],
+            operation(
+                "getOpenApi",
+                "This OpenAPI document",
+                None,
+                "200",
+                body(
+                    "application/json",
+                    "The OpenAPI 3.1 description of the API.",
+                    Type::Object,
+                )
+                .build(),
+            ),
+        );
+        let location = HeaderBuilder::new()
+            .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+            .description(Some(format!("`{DOCS_PATH}/`")))
+            .build();
+        paths.add_path_operation(
+            DOCS_PATH,
+            vec![HttpMethod::Get],
+            operation(
+                "getDocs",
+                "Interactive documentation",
+                Some("Redirects to `/api/v1/docs/`, the Swagger UI over this document; all assets are\nbundled in the binary (no CDN)."),
+                "303",
+                ResponseBuilder::new()
+                    .description(format!("Redirect to `{DOCS_PATH}/`."))
+                    .header("Location", location)
+                    .build(),
+            ),
+        );
+        paths.add_path_operation(
+            format!("{DOCS_PATH}/"),
+            vec![HttpMethod::Get],
+            operation(
+                "getDocsPage",
+                "Interactive documentation (page)",
+                None,
+                "200",
+                body("text/html", "The Swagger UI page.", Type::String).build(),
+            ),
+        );
+    }
+}
 
 impl Modify for BearerScheme {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {

@@ -3,13 +3,16 @@
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
 use rusqlite::params;
-use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
 use uuid::Uuid;
 
 use crate::db::{Db, Partner};
 use crate::error::ServerError;
 use crate::quota::{percentage, quarter_of, tier_allowance};
-use crate::views::MatchingQuota;
+use crate::views::{
+    MatchingQuota, Period, Quota, QuotaCounter, QuotaStatus, Tier, UsageDay, UsageStats,
+};
 
 pub const MATCHING_ENDPOINT: &str = "POST /api/v1/matching";
 const GRANT_ENDPOINTS: [&str; 2] = ["GET /api/v1/grants", "GET /api/v1/grants/{id}"];
@@ -44,21 +47,22 @@ fn day_start(d: NaiveDate) -> DateTime<Utc> {
 
 /// First instant of the `period` containing `now` (UTC): day, ISO week (Monday),
 /// month, quarter or year.
-pub fn period_start(period: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+pub fn period_start(period: Period, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
     let today = now.date_naive();
     Some(match period {
-        "day" => day_start(today),
-        "week" => day_start(today - Duration::days(today.weekday().num_days_from_monday() as i64)),
-        "month" => day_start(today.with_day(1)?),
-        "quarter" => quarter_of(now).1,
-        "year" => day_start(NaiveDate::from_ymd_opt(today.year(), 1, 1)?),
-        _ => return None,
+        Period::Day => day_start(today),
+        Period::Week => {
+            day_start(today - Duration::days(today.weekday().num_days_from_monday() as i64))
+        }
+        Period::Month => day_start(today.with_day(1)?),
+        Period::Quarter => quarter_of(now).1,
+        Period::Year => day_start(NaiveDate::from_ymd_opt(today.year(), 1, 1)?),
     })
 }
 
 /// The `stats` object of `GET /usage/stats` for a partner since `since`. `by_day`
 /// lists only days with traffic.
-pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<Value, ServerError> {
+pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<UsageStats, ServerError> {
     let conn = db.conn();
     let pid = partner_id.to_string();
     let since = since.to_rfc3339();
@@ -79,7 +83,7 @@ pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<Value, S
         params![pid, since, GRANT_ENDPOINTS[0], GRANT_ENDPOINTS[1]],
         |r| r.get(0),
     )?;
-    let mut by_endpoint = Map::new();
+    let mut by_endpoint = BTreeMap::new();
     let mut st = conn.prepare(
         "SELECT endpoint, COUNT(*) FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 GROUP BY endpoint ORDER BY endpoint",
     )?;
@@ -87,7 +91,7 @@ pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<Value, S
         Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
     })? {
         let (e, n) = row?;
-        by_endpoint.insert(e, json!(n));
+        by_endpoint.insert(e, count(n));
     }
     let mut by_day = Vec::new();
     let mut st = conn.prepare(
@@ -103,21 +107,30 @@ pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<Value, S
         ))
     })? {
         let (date, requests, matching_requests) = row?;
-        by_day.push(
-            json!({ "date": date, "requests": requests, "matching_requests": matching_requests }),
-        );
+        let date = NaiveDate::parse_from_str(&date, "%Y-%m-%d")
+            .map_err(|e| ServerError::Task(format!("usage ledger: day `{date}`: {e}")))?;
+        by_day.push(UsageDay {
+            date,
+            requests: count(requests),
+            matching_requests: count(matching_requests),
+        });
     }
-    Ok(json!({
-        "total_requests": total,
-        "successful_requests": ok,
-        "failed_requests": failed,
-        "matching_requests": matching,
-        "grants_requests": grants,
-        "active_organizations": orgs,
-        "average_response_time_ms": avg.map(|a| a.round() as i64).unwrap_or(0),
-        "by_endpoint": by_endpoint,
-        "by_day": by_day,
-    }))
+    Ok(UsageStats {
+        total_requests: count(total),
+        successful_requests: count(ok),
+        failed_requests: count(failed),
+        matching_requests: count(matching),
+        grants_requests: count(grants),
+        active_organizations: count(orgs),
+        average_response_time_ms: avg.map_or(0, |a| a.round().max(0.0) as u64),
+        by_endpoint,
+        by_day,
+    })
+}
+
+/// A count from SQL (never negative).
+fn count(n: i64) -> u64 {
+    n.max(0) as u64
 }
 
 /// A partner's quota for the quarter containing `now`.
@@ -156,28 +169,34 @@ impl QuotaView {
 
     /// `ok` below 90 %, `warning` from 90 % to 100 %, `exceeded` above 100 % — decided
     /// on exact counts, not on the rounded percentages.
-    pub fn status(&self) -> &'static str {
+    pub fn status(&self) -> QuotaStatus {
         let limits = [self.orgs, self.matching];
         if limits.iter().any(|&(c, l)| c > l) {
-            "exceeded"
+            QuotaStatus::Exceeded
         } else if limits.iter().any(|&(c, l)| reached_warning(c, l)) {
-            "warning"
+            QuotaStatus::Warning
         } else {
-            "ok"
+            QuotaStatus::Ok
         }
     }
 
-    pub fn to_json(&self) -> Value {
+    /// The `quota` object of `GET /usage/quota`.
+    pub fn view(&self) -> Result<Quota, ServerError> {
         let (o, m) = self.pcts();
         let status = self.status();
-        json!({
-            "quarter": self.quarter,
-            "tier": self.tier,
-            "active_organizations": { "current": self.orgs.0, "limit": self.orgs.1, "percentage": o },
-            "matching_requests": { "current": self.matching.0, "limit": self.matching.1, "percentage": m },
-            "status": status,
-            "warning": status != "ok",
-            "exceeded": status == "exceeded",
+        let counter = |(current, limit): (i64, i64), percentage| QuotaCounter {
+            current: count(current),
+            limit: count(limit),
+            percentage,
+        };
+        Ok(Quota {
+            quarter: self.quarter.clone(),
+            tier: tier_of(&self.tier)?,
+            active_organizations: counter(self.orgs, o),
+            matching_requests: counter(self.matching, m),
+            status,
+            warning: status != QuotaStatus::Ok,
+            exceeded: status == QuotaStatus::Exceeded,
         })
     }
 
@@ -288,14 +307,19 @@ pub fn mark_sent(
 }
 
 /// Validates the `period` query value (default quarter).
-pub fn parse_period(p: Option<&str>) -> Result<&str, ServerError> {
-    match p.unwrap_or("quarter") {
-        v @ ("day" | "week" | "month" | "quarter" | "year") => Ok(v),
-        other => Err(ServerError::Invalid(format!(
+pub fn parse_period(p: Option<&str>) -> Result<Period, ServerError> {
+    let p = p.unwrap_or("quarter");
+    Period::parse(p).ok_or_else(|| {
+        ServerError::Invalid(format!(
             "period: `{}` is not one of day, week, month, quarter, year",
-            crate::params::clip(other)
-        ))),
-    }
+            crate::params::clip(p)
+        ))
+    })
+}
+
+/// The tier of a stored partner (validated when the partner was created).
+pub fn tier_of(tier: &str) -> Result<Tier, ServerError> {
+    Tier::parse(tier).ok_or_else(|| ServerError::Task(format!("unknown stored tier `{tier}`")))
 }
 
 #[cfg(test)]
@@ -322,13 +346,17 @@ mod tests {
     #[test]
     fn periods() {
         let now = Utc.with_ymd_and_hms(2026, 11, 22, 15, 0, 0).unwrap(); // a Sunday
-        let d = |s: &str| period_start(s, now).unwrap().to_rfc3339();
+        let d = |s: &str| {
+            let period = parse_period(Some(s)).unwrap();
+            period_start(period, now).unwrap().to_rfc3339()
+        };
         assert_eq!(d("day"), "2026-11-22T00:00:00+00:00");
         assert_eq!(d("week"), "2026-11-16T00:00:00+00:00");
         assert_eq!(d("month"), "2026-11-01T00:00:00+00:00");
         assert_eq!(d("quarter"), "2026-10-01T00:00:00+00:00");
         assert_eq!(d("year"), "2026-01-01T00:00:00+00:00");
-        assert!(period_start("decade", now).is_none());
+        assert!(parse_period(Some("decade")).is_err());
+        assert_eq!(parse_period(None).unwrap(), Period::Quarter);
     }
 
     #[test]
@@ -351,18 +379,18 @@ mod tests {
                 statuses.push((
                     i,
                     q.status(),
-                    q.to_json()["warning"].as_bool().unwrap(),
-                    q.to_json()["exceeded"].as_bool().unwrap(),
+                    q.view().unwrap().warning,
+                    q.view().unwrap().exceeded,
                 ));
             }
         }
         assert_eq!(
             statuses,
             vec![
-                (89, "ok", false, false),
-                (90, "warning", true, false),
-                (100, "warning", true, false),
-                (101, "exceeded", true, true)
+                (89, QuotaStatus::Ok, false, false),
+                (90, QuotaStatus::Warning, true, false),
+                (100, QuotaStatus::Warning, true, false),
+                (101, QuotaStatus::Exceeded, true, true)
             ]
         );
         let mails = outbox(&db, false).unwrap();

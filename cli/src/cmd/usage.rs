@@ -29,7 +29,7 @@ pub fn run(data_dir: &Path, partner: &str, period: &str, quota_quarter_share: f6
         "period": period,
         "period_start": since,
         "stats": stats(&db, p.id, since)?,
-        "quota": quota.to_json(),
+        "quota": quota.view()?,
         "warning_emails": mails,
     });
     println!("{}", serde_json::to_string_pretty(&out)?);

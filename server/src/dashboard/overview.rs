@@ -11,6 +11,7 @@ use chrono::Duration;
 use super::auth::SignedIn;
 use super::page::{esc, page, Lang, Nav};
 use crate::usage::QuotaView;
+use crate::views::QuotaStatus;
 use crate::AppState;
 
 fn gauge(label: &str, (current, limit): (i64, i64)) -> String {
@@ -67,14 +68,14 @@ pub async fn show(State(state): State<Arc<AppState>>, lang: Lang, signed: Signed
         )
         .unwrap_or_default();
     let notice = match quota.status() {
-        "exceeded" => format!(
+        QuotaStatus::Exceeded => format!(
             r#"<p class="notice exceeded" role="alert">{}</p>"#,
             lang.t(
                 "Quota exceeded: requests are still answered; the overage is billed later.",
                 "Kontingent überschritten: Anfragen werden weiter beantwortet, der Mehrverbrauch wird später abgerechnet."
             )
         ),
-        "warning" => format!(
+        QuotaStatus::Warning => format!(
             r#"<p class="notice" role="alert">{}</p>"#,
             lang.t(
                 "Warning: 90 % of a quota is reached. Contact your operator to upgrade.",

@@ -6,12 +6,12 @@ use std::sync::Arc;
 use axum::extract::{RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
 
 use super::auth::SignedIn;
 use super::context::{internal, Ctx};
 use super::page::{esc, Lang};
 use crate::usage::{parse_period, period_start, stats};
+use crate::views::UsageStats;
 use crate::AppState;
 
 const PERIODS: [&str; 5] = ["day", "week", "month", "quarter", "year"];
@@ -39,14 +39,13 @@ async fn load(
     state: &Arc<AppState>,
     query: Option<&str>,
     partner: uuid::Uuid,
-) -> Result<(String, Value), LoadError> {
+) -> Result<(String, UsageStats), LoadError> {
     let period = form_urlencoded::parse(query.unwrap_or("").as_bytes())
         .find(|(k, _)| k == "period")
         .map(|(_, v)| v.into_owned());
-    let period = parse_period(period.as_deref())
-        .map_err(|e| LoadError::BadPeriod(e.to_string()))?
-        .to_string();
-    let since = period_start(&period, state.clock.now())
+    let period =
+        parse_period(period.as_deref()).map_err(|e| LoadError::BadPeriod(e.to_string()))?;
+    let since = period_start(period, state.clock.now())
         .ok_or_else(|| LoadError::Failed("no start of the period".into()))?;
     let st = state.clone();
     let stats = tokio::task::spawn_blocking(move || {
@@ -56,11 +55,7 @@ async fn load(
     .await
     .map_err(|e| LoadError::Failed(e.to_string()))?
     .map_err(|e| LoadError::Failed(e.to_string()))?;
-    Ok((period, stats))
-}
-
-fn int(v: &Value) -> i64 {
-    v.as_i64().unwrap_or(0)
+    Ok((period.as_str().to_string(), stats))
 }
 
 pub async fn show(
@@ -121,44 +116,29 @@ pub async fn show(
             lang.t("Average response time (ms)", "Mittlere Antwortzeit (ms)"),
         ),
     ];
+    let values = s.figures();
     let figures: String = figures
         .iter()
         .map(|(k, label)| {
+            let value = values.iter().find(|(name, _)| name == k).map_or(0, |f| f.1);
+            format!(r#"<tr data-figure="{k}"><th>{label}</th><td>{value}</td></tr>"#)
+        })
+        .collect();
+    let endpoints: String = s
+        .by_endpoint
+        .iter()
+        .map(|(e, n)| format!("<tr><td><code>{}</code></td><td>{n}</td></tr>", esc(e)))
+        .collect();
+    let days: String = s
+        .by_day
+        .iter()
+        .map(|d| {
             format!(
-                r#"<tr data-figure="{k}"><th>{label}</th><td>{}</td></tr>"#,
-                int(&s[k])
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                d.date, d.requests, d.matching_requests
             )
         })
         .collect();
-    let endpoints: String = s["by_endpoint"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(e, n)| {
-                    format!(
-                        "<tr><td><code>{}</code></td><td>{}</td></tr>",
-                        esc(e),
-                        int(n)
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let days: String = s["by_day"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|d| {
-                    format!(
-                        "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                        esc(d["date"].as_str().unwrap_or("")),
-                        int(&d["requests"]),
-                        int(&d["matching_requests"])
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
     let none = |cols: usize| {
         format!(
             r#"<tr><td colspan="{cols}">{}</td></tr>"#,
@@ -201,31 +181,21 @@ fn field(s: &str) -> String {
 
 /// The period's figures as CSV in long form: `section,name,value`, one row per figure,
 /// per endpoint and per day (requests and matching requests).
-pub fn csv(period: &str, s: &Value) -> String {
+pub fn csv(period: &str, s: &UsageStats) -> String {
     let mut out = String::from("period,section,name,value\r\n");
-    let mut row = |section: &str, name: &str, value: i64| {
+    let mut row = |section: &str, name: &str, value: u64| {
         out.push_str(&format!("{period},{section},{},{value}\r\n", field(name)));
     };
-    for k in [
-        "total_requests",
-        "successful_requests",
-        "failed_requests",
-        "matching_requests",
-        "grants_requests",
-        "active_organizations",
-        "average_response_time_ms",
-    ] {
-        row("total", k, int(&s[k]));
+    for (k, value) in s.figures() {
+        row("total", k, value);
     }
-    if let Some(m) = s["by_endpoint"].as_object() {
-        for (e, n) in m {
-            row("endpoint", e, int(n));
-        }
+    for (e, n) in &s.by_endpoint {
+        row("endpoint", e, *n);
     }
-    for d in s["by_day"].as_array().into_iter().flatten() {
-        let date = d["date"].as_str().unwrap_or("");
-        row("day_requests", date, int(&d["requests"]));
-        row("day_matching_requests", date, int(&d["matching_requests"]));
+    for d in &s.by_day {
+        let date = d.date.to_string();
+        row("day_requests", &date, d.requests);
+        row("day_matching_requests", &date, d.matching_requests);
     }
     out
 }

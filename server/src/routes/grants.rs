@@ -9,13 +9,49 @@ use grantmatch_engine::{GrantFilter, Page, PageRequest};
 
 use super::PathId;
 use crate::auth::Caller;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::params::{clip, Params};
 use crate::qualification::PartnerAnnotations;
 use crate::views::{self, GrantDetailResponse, GrantListResponse, PageMeta};
 use crate::AppState;
 
 pub const MAX_PER_PAGE: usize = 100;
+
+/// List grants
+///
+/// Grants visible in the partner's scope, filtered and paged. With `q`: by relevance
+/// (BM25), ties in catalogue order; without: by title. Filters AND-combine, several
+/// values of one filter OR-combine; `region_ids[]` matches grants in the region or
+/// inside it, `grant_area_ids[]` the area or its sub-areas. Unknown parameters are
+/// ignored; a single-valued parameter given twice is 400. List parameters also accept
+/// `name=a` and comma-separated values.
+#[utoipa::path(
+    get,
+    path = "/api/v1/grants",
+    operation_id = "listGrants",
+    tag = "Grants",
+    params(
+        ("region_ids[]" = Option<Vec<Uuid>>, Query, style = Form, explode = true, max_items = 100,
+            description = "Regions (UUIDs); must be in or related to the partner scope (else 403 `out_of_scope`); unknown ids are 400."),
+        ("grant_area_ids[]" = Option<Vec<Uuid>>, Query, style = Form, explode = true, max_items = 100,
+            description = "Grant areas (UUIDs); must be in or related to the partner scope (else 403 `out_of_scope`); unknown ids are 400."),
+        ("grant_provider_id" = Option<Uuid>, Query, description = "Only grants of this provider."),
+        ("q" = Option<String>, Query, max_length = 500,
+            description = "Full-text search in titles and descriptions (German stemming, every word must match, prefixes of compounds match)."),
+        ("grant_type" = Option<GrantType>, Query, description = "Form of the funding."),
+        ("page" = Option<u32>, Query, minimum = 1, maximum = 1000000, description = "Page, default 1; a page past the end is an empty list."),
+        ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Page size, default 25."),
+        ("ai_qualified" = Option<bool>, Query,
+            description = "Only grants the caller's qualification judged fitting (`true`) or not fitting (`false`); grants not yet assessed match neither."),
+        ("custom_category_ids[]" = Option<Vec<Uuid>>, Query, style = Form, explode = true, max_items = 100,
+            description = "Only grants in any of these of the caller's custom categories; an id that is not one of them is 400."),
+    ),
+    responses(
+        (status = 200, description = "A page of grants.", body = GrantListResponse),
+        (status = 403, description = "The token lacks `grants:read` (`insufficient_scope`), or a filter value lies outside the partner scope (`out_of_scope`, naming the parameter).", body = ErrorBody),
+    ),
+    security(("bearer" = ["grants:read"]))
+)]
 
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -102,6 +138,22 @@ pub async fn list(
     };
     Ok(Json(result))
 }
+
+/// Get a grant
+///
+/// The full record of a grant, by UUID or slug. A grant outside the partner scope is 404.
+#[utoipa::path(
+    get,
+    path = "/api/v1/grants/{id}",
+    operation_id = "getGrant",
+    tag = "Grants",
+    params(("id" = String, Path, description = "Grant UUID or slug.")),
+    responses(
+        (status = 200, description = "The grant.", body = GrantDetailResponse),
+        (status = 404, description = "No such grant, or the grant is outside the partner scope.", body = ErrorBody),
+    ),
+    security(("bearer" = ["grants:read"]))
+)]
 
 pub async fn detail(
     State(state): State<Arc<AppState>>,

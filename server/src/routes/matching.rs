@@ -18,10 +18,11 @@ use uuid::Uuid;
 
 use super::PathId;
 use crate::auth::Caller;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::matcher::{complete_pending, compute};
 use crate::matching_store::MatchingRecord;
+use crate::openapi::schemas::MatchingRequest;
 use crate::params::clip;
 use crate::usage::{self, QuotaView};
 use crate::views::{
@@ -38,6 +39,36 @@ fn wants_async(headers: &HeaderMap) -> bool {
         .flat_map(|v| v.split(','))
         .any(|p| p.trim().eq_ignore_ascii_case("respond-async"))
 }
+
+/// Start a matching
+///
+/// Ranks the grants in the partner's scope for an organisation profile (at most 25
+/// results, by score). Every accepted request is stored and billed before the
+/// response is sent. Synchronous by default (200 with the results); with the header
+/// `Prefer: respond-async` the answer is 202 with `status_url` and `results_url`.
+/// The filters `regions`, `grant_areas` and `eligible_entities` AND-combine. The
+/// body must be JSON (`Content-Type: application/json`, else 415) of at most 64 KiB
+/// by default (else 413).
+#[utoipa::path(
+    post,
+    path = "/api/v1/matching",
+    operation_id = "createMatching",
+    tag = "Matching",
+    params(
+        ("Prefer" = Option<String>, Header, example = "respond-async",
+            description = "`respond-async` selects the asynchronous form (202)."),
+    ),
+    request_body(content = MatchingRequest, content_type = "application/json",
+        description = "The organisation profile and an optional project."),
+    responses(
+        (status = 200, description = "Synchronous form: the completed matching.", body = MatchingCompletedResponse),
+        (status = 202, description = "Asynchronous form (`Prefer: respond-async`): accepted, poll `status_url`.", body = MatchingAcceptedResponse,
+            headers(("Location" = String, description = "Path of the matching request (`status_url`)."))),
+        (status = 400, description = "Malformed JSON, a wrong type, a missing required field (`organization_id`, `organization_profile`, `organization_profile.description`), a text or list over its limit, or an unknown filter value; the message names the field.", body = ErrorBody),
+        (status = 503, description = "Matching is temporarily unavailable: the model is loading or could not be loaded, the catalogue has no embeddings, or the work queue is full (`service_unavailable`); or the request took too long (`timeout`).", body = ErrorBody),
+    ),
+    security(("bearer" = ["matching:use"]))
+)]
 
 pub async fn create(
     State(state): State<Arc<AppState>>,
@@ -146,6 +177,23 @@ fn load(state: &AppState, caller: &Caller, id: &str) -> Result<MatchingRecord, A
         .ok_or_else(not_found)
 }
 
+/// Get a matching request
+///
+/// Status of a stored matching request of the calling partner; with the results once
+/// completed.
+#[utoipa::path(
+    get,
+    path = "/api/v1/matching/{id}",
+    operation_id = "getMatching",
+    tag = "Matching",
+    params(("id" = String, Path, description = "`matching_request_id`.")),
+    responses(
+        (status = 200, description = "The matching request.", body = MatchingStatusResponse),
+        (status = 404, description = "No such matching request of this partner.", body = ErrorBody),
+    ),
+    security(("bearer" = ["matching:use"]))
+)]
+
 pub async fn status(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -167,6 +215,20 @@ pub async fn status(
         error: r.error,
     }))
 }
+
+/// Get the results of a matching request
+#[utoipa::path(
+    get,
+    path = "/api/v1/matching/{id}/results",
+    operation_id = "getMatchingResults",
+    tag = "Matching",
+    params(("id" = String, Path, description = "`matching_request_id`.")),
+    responses(
+        (status = 200, description = "The results (empty while pending).", body = MatchingResultsResponse),
+        (status = 404, description = "No such matching request of this partner.", body = ErrorBody),
+    ),
+    security(("bearer" = ["matching:use"]))
+)]
 
 pub async fn results(
     State(state): State<Arc<AppState>>,

@@ -9,12 +9,30 @@ use grantmatch_engine::views::GrantProviderView;
 
 use super::PathId;
 use crate::auth::Caller;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::params::{clip, Params};
 use crate::views::{GrantProviderDetailResponse, GrantProviderListResponse, PageMeta};
 use crate::AppState;
 
 pub const MAX_PER_PAGE: usize = 100;
+
+/// List grant providers
+///
+/// All funding bodies (the same for every partner; `grants_count` is scoped), by name.
+#[utoipa::path(
+    get,
+    path = "/api/v1/grant_providers",
+    operation_id = "listGrantProviders",
+    tag = "Grant providers",
+    params(
+        ("q" = Option<String>, Query, max_length = 500, description = "Search by name."),
+        ("grant_provider_type" = Option<ProviderType>, Query, description = "Only providers of this type."),
+        ("page" = Option<u32>, Query, minimum = 1, maximum = 1000000, description = "Page, default 1."),
+        ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Page size, default 25."),
+    ),
+    responses((status = 200, description = "A page of providers.", body = GrantProviderListResponse)),
+    security(("bearer" = ["grants:read"]))
+)]
 
 pub async fn list(
     State(state): State<Arc<AppState>>,
@@ -41,6 +59,20 @@ pub async fn list(
         meta: PageMeta::of(&page).into(),
     }))
 }
+
+/// Get a grant provider
+#[utoipa::path(
+    get,
+    path = "/api/v1/grant_providers/{id}",
+    operation_id = "getGrantProvider",
+    tag = "Grant providers",
+    params(("id" = String, Path, description = "Provider UUID or slug.")),
+    responses(
+        (status = 200, description = "The provider.", body = GrantProviderDetailResponse),
+        (status = 404, description = "No such provider.", body = ErrorBody),
+    ),
+    security(("bearer" = ["grants:read"]))
+)]
 
 pub async fn detail(
     State(state): State<Arc<AppState>>,

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 use super::PathId;
 use crate::auth::Caller;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody};
 use crate::params::{clip, Params};
 use crate::views::*;
 use crate::AppState;
@@ -38,6 +38,24 @@ fn find(
 fn children_of(cat: &Catalogue, r: Idx) -> Vec<Idx> {
     cat.region_children(r).to_vec()
 }
+
+/// List regions
+///
+/// Hierarchical by default (continents → countries → states); flat with `flat=true`.
+/// `type` or `country_id` imply the flat form.
+#[utoipa::path(
+    get,
+    path = "/api/v1/regions",
+    operation_id = "listRegions",
+    tag = "Reference lists",
+    params(
+        ("flat" = Option<bool>, Query, description = "`true` (or `1`) for the flat list; `false`/`0` for the hierarchy."),
+        ("type" = Option<RegionType>, Query, description = "Only regions of this level (flat form)."),
+        ("country_id" = Option<Uuid>, Query, description = "Only the states of this country (flat form); must be a country (else 400)."),
+    ),
+    responses((status = 200, description = "The regions.", body = RegionsResponse)),
+    security(("bearer" = ["grants:read"]))
+)]
 
 pub async fn regions(
     State(state): State<Arc<AppState>>,
@@ -118,6 +136,20 @@ pub async fn regions(
     })))
 }
 
+/// Get a region
+#[utoipa::path(
+    get,
+    path = "/api/v1/regions/{id}",
+    operation_id = "getRegion",
+    tag = "Reference lists",
+    params(("id" = String, Path, description = "Region UUID or slug.")),
+    responses(
+        (status = 200, description = "The region with its parent and subregions.", body = RegionDetailResponse),
+        (status = 404, description = "No such region.", body = ErrorBody),
+    ),
+    security(("bearer" = ["grants:read"]))
+)]
+
 pub async fn region(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -142,6 +174,24 @@ pub async fn region(
         },
     }))
 }
+
+/// List grant areas
+///
+/// Hierarchical by default (parent areas with sub-areas); flat with `flat=true`: the
+/// sub-areas, plus the parents with `include_parent=true`, plus parent areas without
+/// sub-areas (they are leaves and filterable).
+#[utoipa::path(
+    get,
+    path = "/api/v1/grant_areas",
+    operation_id = "listGrantAreas",
+    tag = "Reference lists",
+    params(
+        ("flat" = Option<bool>, Query, description = "`true` (or `1`) for the flat list."),
+        ("include_parent" = Option<bool>, Query, description = "Flat list: include the parent areas."),
+    ),
+    responses((status = 200, description = "The grant areas.", body = GrantAreasResponse)),
+    security(("bearer" = ["grants:read"]))
+)]
 
 pub async fn grant_areas(
     State(state): State<Arc<AppState>>,
@@ -204,6 +254,20 @@ pub async fn grant_areas(
     })))
 }
 
+/// Get a grant area
+#[utoipa::path(
+    get,
+    path = "/api/v1/grant_areas/{id}",
+    operation_id = "getGrantArea",
+    tag = "Reference lists",
+    params(("id" = String, Path, description = "Grant area UUID or slug.")),
+    responses(
+        (status = 200, description = "The grant area.", body = GrantAreaDetailResponse),
+        (status = 404, description = "No such grant area.", body = ErrorBody),
+    ),
+    security(("bearer" = ["grants:read"]))
+)]
+
 pub async fn grant_area(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -231,6 +295,16 @@ pub async fn grant_area(
     }))
 }
 
+/// List eligible entities (legal forms)
+#[utoipa::path(
+    get,
+    path = "/api/v1/eligible_entities",
+    operation_id = "listEligibleEntities",
+    tag = "Reference lists",
+    responses((status = 200, description = "All legal forms.", body = EligibleEntityListResponse)),
+    security(("bearer" = ["grants:read"]))
+)]
+
 pub async fn eligible_entities(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -247,6 +321,20 @@ pub async fn eligible_entities(
         eligible_entities: items,
     }))
 }
+
+/// Get an eligible entity
+#[utoipa::path(
+    get,
+    path = "/api/v1/eligible_entities/{id}",
+    operation_id = "getEligibleEntity",
+    tag = "Reference lists",
+    params(("id" = String, Path, description = "Eligible entity UUID or slug.")),
+    responses(
+        (status = 200, description = "The legal form with the number of visible grants open to it.", body = EligibleEntityDetailResponse),
+        (status = 404, description = "No such eligible entity.", body = ErrorBody),
+    ),
+    security(("bearer" = ["grants:read"]))
+)]
 
 pub async fn eligible_entity(
     State(state): State<Arc<AppState>>,
@@ -275,6 +363,16 @@ pub async fn eligible_entity(
     }))
 }
 
+/// List target groups
+#[utoipa::path(
+    get,
+    path = "/api/v1/target_groups",
+    operation_id = "listTargetGroups",
+    tag = "Reference lists",
+    responses((status = 200, description = "All target groups.", body = TargetGroupListResponse)),
+    security(("bearer" = ["grants:read"]))
+)]
+
 pub async fn target_groups(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -291,6 +389,20 @@ pub async fn target_groups(
         target_groups: items,
     }))
 }
+
+/// Get a target group
+#[utoipa::path(
+    get,
+    path = "/api/v1/target_groups/{id}",
+    operation_id = "getTargetGroup",
+    tag = "Reference lists",
+    params(("id" = String, Path, description = "Target group UUID or slug.")),
+    responses(
+        (status = 200, description = "The target group with the number of visible grants assigned to it.", body = TargetGroupDetailResponse),
+        (status = 404, description = "No such target group.", body = ErrorBody),
+    ),
+    security(("bearer" = ["grants:read"]))
+)]
 
 pub async fn target_group(
     State(state): State<Arc<AppState>>,

@@ -5,23 +5,36 @@ use std::sync::Arc;
 
 use axum::extract::{RawQuery, State};
 use axum::Json;
-use serde_json::{json, Value};
 
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::params::Params;
-use crate::usage::{parse_period, period_start, stats, QuotaView};
+use crate::usage::{parse_period, period_start, stats, tier_of, QuotaView};
+use crate::views::{PartnerInfo, Period, QuotaResponse, UsageStatsResponse};
 use crate::AppState;
+
+/// Usage statistics
+///
+/// Traffic of the calling partner (all its tokens) since the start of the period.
+#[utoipa::path(
+    get,
+    path = "/api/v1/usage/stats",
+    operation_id = "getUsageStats",
+    tag = "Usage",
+    params(("period" = Option<Period>, Query, description = "Default `quarter`.")),
+    responses((status = 200, description = "The statistics.", body = UsageStatsResponse)),
+    security(("bearer" = ["usage:read"]))
+)]
 
 pub async fn get_stats(
     State(state): State<Arc<AppState>>,
     caller: Caller,
     RawQuery(query): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<UsageStatsResponse>, ApiError> {
     caller.require("usage:read")?;
     let p = Params::parse(query.as_deref());
-    let period = parse_period(p.single("period")?)?.to_string();
-    let since = period_start(&period, state.clock.now()).ok_or_else(ApiError::internal)?;
+    let period = parse_period(p.single("period")?)?;
+    let since = period_start(period, state.clock.now()).ok_or_else(ApiError::internal)?;
     let partner = caller.partner.partner.clone();
     let st = state.clone();
     let stats = tokio::task::spawn_blocking(move || {
@@ -31,18 +44,33 @@ pub async fn get_stats(
     .await
     .map_err(|_| ApiError::internal())??;
     let partner = &caller.partner.partner;
-    Ok(Json(json!({
-        "stats": stats,
-        "period": period,
-        "period_start": since,
-        "partner": { "name": partner.name, "tier": partner.tier },
-    })))
+    Ok(Json(UsageStatsResponse {
+        stats,
+        period,
+        period_start: since,
+        partner: PartnerInfo {
+            name: partner.name.clone(),
+            tier: tier_of(&partner.tier)?,
+        },
+    }))
 }
+
+/// Quota status
+///
+/// Fair-use quota of the current quarter. Quotas never block requests; an overage is billed afterwards.
+#[utoipa::path(
+    get,
+    path = "/api/v1/usage/quota",
+    operation_id = "getUsageQuota",
+    tag = "Usage",
+    responses((status = 200, description = "The quota.", body = QuotaResponse)),
+    security(("bearer" = ["usage:read"]))
+)]
 
 pub async fn get_quota(
     State(state): State<Arc<AppState>>,
     caller: Caller,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<QuotaResponse>, ApiError> {
     caller.require("usage:read")?;
     let q = QuotaView::compute(
         &state.db,
@@ -50,5 +78,5 @@ pub async fn get_quota(
         state.clock.now(),
         &state.quota_policy,
     )?;
-    Ok(Json(json!({ "quota": q.to_json() })))
+    Ok(Json(QuotaResponse { quota: q.view()? }))
 }

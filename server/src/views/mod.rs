@@ -19,8 +19,12 @@ mod grants;
 mod matching;
 mod providers;
 mod reference;
+mod service;
+mod usage;
 
 pub use grants::*;
 pub use matching::*;
 pub use providers::*;
 pub use reference::*;
+pub use service::*;
+pub use usage::*;

@@ -1329,7 +1329,7 @@ async fn partner_limit_is_shared_across_tokens() {
 
     // The ledger (read directly: every token of the partner is limited now).
     u.state.ledger.flush().unwrap();
-    let s = grantmatch_server::usage::stats(u.db(), p, t("2026-11-22T00:00:00Z")).unwrap();
+    let s = json!(grantmatch_server::usage::stats(u.db(), p, t("2026-11-22T00:00:00Z")).unwrap());
     assert_eq!(s["total_requests"], 8);
     assert_eq!(s["failed_requests"], 3);
     assert_eq!(s["by_endpoint"], json!({GRANTS: 8}));
@@ -1404,7 +1404,7 @@ async fn a_timed_out_request_is_in_the_ledger_with_rate_limit_headers() {
     assert_eq!(body["error"]["code"], "timeout", "{body}");
     assert!(headers.contains_key("x-ratelimit-limit"), "{headers:?}");
     u.state.ledger.flush().unwrap();
-    let s = grantmatch_server::usage::stats(u.db(), p, t("2026-11-22T00:00:00Z")).unwrap();
+    let s = json!(grantmatch_server::usage::stats(u.db(), p, t("2026-11-22T00:00:00Z")).unwrap());
     assert_eq!(s["total_requests"], 1, "{s}");
     assert_eq!(s["failed_requests"], 1, "{s}");
     assert_eq!(s["by_endpoint"], json!({MATCHING: 1}), "{s}");
