@@ -168,9 +168,21 @@ impl Engine {
         filter: &GrantFilter,
         page: PageRequest,
     ) -> Result<Page<Idx>> {
+        self.list_grants_where(scope, filter, page, |_| true)
+    }
+
+    /// [`Engine::list_grants`] with one more condition of the caller's (e.g. the
+    /// server's filter on a partner's own qualification results), applied before paging.
+    pub fn list_grants_where(
+        &self,
+        scope: &ResolvedScope,
+        filter: &GrantFilter,
+        page: PageRequest,
+        also: impl Fn(Idx) -> bool,
+    ) -> Result<Page<Idx>> {
         let cat = &self.catalogue;
         let resolved = ResolvedFilter::new(cat, scope, filter)?;
-        let keep = |g: Idx| scope.is_visible(g) && resolved.accepts(cat, g);
+        let keep = |g: Idx| scope.is_visible(g) && resolved.accepts(cat, g) && also(g);
         let all: Vec<Idx> = match filter.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
             Some(q) => self
                 .search

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::extract::{RawQuery, State};
 use axum::Json;
 use grantmatch_engine::model::GrantType;
-use grantmatch_engine::{GrantFilter, Page, PageRequest};
+use grantmatch_engine::GrantFilter;
 
 use super::PathId;
 use crate::auth::Caller;
@@ -96,28 +96,12 @@ pub async fn list(
                     "custom_category_ids: {unknown} is not one of the partner's categories"
                 )));
             }
-            let all = PageRequest {
-                page: 1,
-                per_page: usize::MAX,
-            };
-            let items: Vec<_> = engine
-                .list_grants(caller.scope(), &filter, all)?
-                .items
-                .into_iter()
-                .filter(|&g| {
-                    let id = cat.grant(g).id;
-                    ai_qualified.is_none_or(|q| ann.qualified(id) == Some(q))
-                        && (category_ids.is_empty()
-                            || ann.category_ids(id).any(|c| category_ids.contains(&c)))
-                })
-                .collect();
-            let start = (page.page - 1).saturating_mul(page.per_page);
-            let page = Page {
-                total: items.len(),
-                items: items.into_iter().skip(start).take(page.per_page).collect(),
-                page: page.page,
-                per_page: page.per_page,
-            };
+            let page = engine.list_grants_where(caller.scope(), &filter, page, |g| {
+                let id = cat.grant(g).id;
+                ai_qualified.is_none_or(|q| ann.qualified(id) == Some(q))
+                    && (category_ids.is_empty()
+                        || ann.category_ids(id).any(|c| category_ids.contains(&c)))
+            })?;
             (page, ann)
         };
         Ok::<_, ApiError>(GrantListResponse {
