@@ -713,9 +713,36 @@ fn qualify_one(
     g: Idx,
 ) -> Qualification {
     let l = Lang::of(p);
+    let rules = rule_facts(cat, p, topic, excluded, g);
+    let (topic_ok, topic_sentence) = match topic {
+        None => (
+            true,
+            l.pick(
+                "Der Prompt nennt kein Thema; entschieden haben allein die Regeln.",
+                "The prompt names no topic; the rules alone decided.",
+            ),
+        ),
+        Some((sim, terms)) => topic_verdict(cat, p, sim, terms, items, g),
+    };
+    Qualification {
+        qualified: rules.iter().all(|r| r.ok) && topic_ok,
+        reasoning: format!("{} {topic_sentence}", verdict(l, &rules, topic_ok)),
+    }
+}
+
+/// The prompt's rules checked on grant `g` (region, funding type, programme kind,
+/// applicants, non-profit), and an excluded topic the grant belongs to.
+fn rule_facts(
+    cat: &Catalogue,
+    p: &QualificationPrompt,
+    topic: Option<&(Similarity, Vec<String>)>,
+    excluded: &[ExcludedTopic],
+    g: Idx,
+) -> Vec<RuleFact> {
+    let l = Lang::of(p);
     let grant = &cat.grants[g as usize];
     let excluded_hit = excluded_topic(grant, topic.map(|(sim, _)| sim), excluded, g);
-    let rules: Vec<RuleFact> = [
+    [
         region_rule(cat, p, g, l),
         type_rule(grant, p, l),
         kind_rule(cat, p, g, l),
@@ -735,82 +762,82 @@ fn qualify_one(
             )
         },
     }))
-    .collect();
-    let failed: Vec<&RuleFact> = rules.iter().filter(|r| !r.ok).collect();
+    .collect()
+}
 
-    let (topic_ok, topic_sentence) = match topic {
-        None => (
-            true,
-            l.pick(
-                "Der Prompt nennt kein Thema; entschieden haben allein die Regeln.",
-                "The prompt names no topic; the rules alone decided.",
-            ),
-        ),
-        Some((sim, terms)) => {
-            let (_, all) = grant_terms(grant);
-            let hits: Vec<String> = terms.iter().filter(|t| term_in(t, &all)).cloned().collect();
-            let z = sim.z(g);
-            // The users' applicant type stated by the programme itself is strong
-            // evidence: then a topic above the catalogue's average suffices.
-            let confirmed = !p.applicant_types.is_empty()
-                && cat.facts(g).applicants.as_ref().is_some_and(|f| {
-                    f.source != Source::Derived
-                        && f.value.iter().any(|t| p.applicant_types.contains(t))
-                });
-            let item = items.iter().find(|(_, s)| s.z(g) >= TOPIC_ITEM_Z);
-            let ok = z >= TOPIC_Z_STRONG
-                || (z >= TOPIC_Z_WEAK && !hits.is_empty())
-                || (confirmed && z >= TOPIC_Z_CONFIRMED)
-                || item.is_some();
-            let band = match (z >= TOPIC_Z_STRONG, z >= TOPIC_Z_WEAK, l.en) {
-                (true, _, false) => "hoch",
-                (true, _, true) => "high",
-                (false, true, false) => "mittel",
-                (false, true, true) => "medium",
-                (false, false, false) => "gering",
-                (false, false, true) => "low",
-            };
-            let listed = hits.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
-            let mut kw = match (hits.is_empty(), l.en) {
-                (true, false) => "keine Stichwörter des Themas im Programmtext".to_string(),
-                (true, true) => "no topic keywords in the programme text".to_string(),
-                (false, false) => format!("Stichwörter im Programmtext: {listed}"),
-                (false, true) => format!("keywords in the programme text: {listed}"),
-            };
-            if let Some((text, _)) = item {
-                kw.push_str(&if l.en {
-                    format!("; very close to the example “{text}”")
-                } else {
-                    format!("; sehr nah am genannten Beispiel „{text}“")
-                });
-            } else if confirmed && z < TOPIC_Z_WEAK && ok {
-                kw.push_str(&l.pick(
-                    "; die Antragsberechtigung der Nutzer steht im Programm",
-                    "; the programme states that the users may apply",
-                ));
-            }
-            let short_topic: String = if p.topic.chars().count() > 80 {
-                format!(
-                    "{} …",
-                    p.topic.chars().take(80).collect::<String>().trim_end()
-                )
-            } else {
-                p.topic.clone()
-            };
-            let cos = l.num(sim.cos[g as usize]);
-            let pct = sim.percentile(g);
-            (
-                ok,
-                if l.en {
-                    format!("Topical similarity to “{short_topic}” {band} (cosine {cos}, closer than {pct} % of the catalogue); {kw}.")
-                } else {
-                    format!("Thematische Nähe zu „{short_topic}“ {band} (Kosinus {cos}, ähnlicher als {pct} % des Katalogs); {kw}.")
-                },
-            )
-        }
+/// Whether grant `g` fits the prompt's topic, and the sentence that says how close it
+/// is and why.
+fn topic_verdict(
+    cat: &Catalogue,
+    p: &QualificationPrompt,
+    sim: &Similarity,
+    terms: &[String],
+    items: &[(String, Similarity)],
+    g: Idx,
+) -> (bool, String) {
+    let l = Lang::of(p);
+    let (_, all) = grant_terms(&cat.grants[g as usize]);
+    let hits: Vec<String> = terms.iter().filter(|t| term_in(t, &all)).cloned().collect();
+    let z = sim.z(g);
+    // The users' applicant type stated by the programme itself is strong
+    // evidence: then a topic above the catalogue's average suffices.
+    let confirmed = !p.applicant_types.is_empty()
+        && cat.facts(g).applicants.as_ref().is_some_and(|f| {
+            f.source != Source::Derived && f.value.iter().any(|t| p.applicant_types.contains(t))
+        });
+    let item = items.iter().find(|(_, s)| s.z(g) >= TOPIC_ITEM_Z);
+    let ok = z >= TOPIC_Z_STRONG
+        || (z >= TOPIC_Z_WEAK && !hits.is_empty())
+        || (confirmed && z >= TOPIC_Z_CONFIRMED)
+        || item.is_some();
+    let band = match (z >= TOPIC_Z_STRONG, z >= TOPIC_Z_WEAK, l.en) {
+        (true, _, false) => "hoch",
+        (true, _, true) => "high",
+        (false, true, false) => "mittel",
+        (false, true, true) => "medium",
+        (false, false, false) => "gering",
+        (false, false, true) => "low",
     };
+    let listed = hits.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    let mut kw = match (hits.is_empty(), l.en) {
+        (true, false) => "keine Stichwörter des Themas im Programmtext".to_string(),
+        (true, true) => "no topic keywords in the programme text".to_string(),
+        (false, false) => format!("Stichwörter im Programmtext: {listed}"),
+        (false, true) => format!("keywords in the programme text: {listed}"),
+    };
+    if let Some((text, _)) = item {
+        kw.push_str(&if l.en {
+            format!("; very close to the example “{text}”")
+        } else {
+            format!("; sehr nah am genannten Beispiel „{text}“")
+        });
+    } else if confirmed && z < TOPIC_Z_WEAK && ok {
+        kw.push_str(&l.pick(
+            "; die Antragsberechtigung der Nutzer steht im Programm",
+            "; the programme states that the users may apply",
+        ));
+    }
+    let short_topic: String = if p.topic.chars().count() > 80 {
+        format!(
+            "{} …",
+            p.topic.chars().take(80).collect::<String>().trim_end()
+        )
+    } else {
+        p.topic.clone()
+    };
+    let cos = l.num(sim.cos[g as usize]);
+    let pct = sim.percentile(g);
+    let sentence = if l.en {
+        format!("Topical similarity to “{short_topic}” {band} (cosine {cos}, closer than {pct} % of the catalogue); {kw}.")
+    } else {
+        format!("Thematische Nähe zu „{short_topic}“ {band} (Kosinus {cos}, ähnlicher als {pct} % des Katalogs); {kw}.")
+    };
+    (ok, sentence)
+}
 
-    let qualified = failed.is_empty() && topic_ok;
+/// The first sentence of a reasoning: the verdict with the rules that decided it.
+fn verdict(l: Lang, rules: &[RuleFact], topic_ok: bool) -> String {
+    let failed: Vec<&RuleFact> = rules.iter().filter(|r| !r.ok).collect();
     let all_facts = || {
         rules
             .iter()
@@ -818,7 +845,7 @@ fn qualify_one(
             .collect::<Vec<_>>()
             .join("; ")
     };
-    let first = if !failed.is_empty() {
+    if !failed.is_empty() {
         let facts: Vec<String> = failed.iter().take(2).map(|r| r.fact.clone()).collect();
         format!(
             "{}: {}.",
@@ -853,10 +880,6 @@ fn qualify_one(
             l.pick("Qualifiziert", "Qualified"),
             capitalize(&all_facts())
         )
-    };
-    Qualification {
-        qualified,
-        reasoning: format!("{first} {topic_sentence}"),
     }
 }
 
