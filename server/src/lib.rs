@@ -13,24 +13,24 @@
 pub mod auth;
 pub mod clock;
 pub mod dashboard;
-pub mod db;
 pub mod error;
 pub mod extract;
-pub mod ledger;
+pub mod limits;
 pub mod listen;
 pub mod mailer;
 pub mod matcher;
-pub mod matching_store;
 pub mod metrics;
 mod middleware;
 pub mod openapi;
 pub mod params;
 pub mod qualification;
-pub mod quota;
-pub mod ratelimit;
 mod routes;
+pub mod store;
 pub mod usage;
 pub mod views;
+
+pub use limits::{quota, ratelimit};
+pub use store::{db, ledger, matching as matching_store};
 
 use std::net::SocketAddr;
 use std::path::Path;
