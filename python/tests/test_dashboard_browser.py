@@ -19,8 +19,7 @@ import time
 from typing import Iterator
 
 import pytest
-from selenium.common.exceptions import WebDriverException
-from selenium.webdriver.support.expected_conditions import staleness_of
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import TINY
@@ -67,13 +66,9 @@ def shoot(driver, name: str) -> None:
 
 
 def wait_title(driver, title: str) -> None:
-    """Waits for the page titled `title` (forms navigate after the click returns). Reading
-    the title while the page is being replaced can fail in Chromium ("Node with given id
-    does not belong to the document"): such a read is retried, not a failure."""
+    """Waits for the page titled `title` (forms navigate after the click returns)."""
     try:
-        WebDriverWait(driver, 15, ignored_exceptions=(WebDriverException,)).until(
-            lambda d: d.title == f"{title} · grantmatch"
-        )
+        WebDriverWait(driver, 15).until(lambda d: d.title == f"{title} · grantmatch")
     except Exception:
         raise AssertionError(
             f"expected the page {title!r}, got {driver.title!r} at {driver.current_url}:\n"
@@ -91,6 +86,25 @@ def fill(driver, name: str, value: str) -> None:
     field.send_keys(value)
 
 
+def gone(element):
+    """A wait condition: true once `element` has left the document. Chromium reports a
+    replaced node as a stale element or, while the next page is being built, as "Node
+    with given id does not belong to the document"; both mean the page was left."""
+
+    def check(_driver) -> bool:
+        try:
+            element.is_enabled()
+            return False
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as e:
+            if "does not belong to the document" in str(e):
+                return True
+            raise
+
+    return check
+
+
 def click(driver, button_text: str, within: str = "main") -> None:
     """Clicks the submit button labelled `button_text` inside `within` and waits until
     the browser has left the page (the next page may have the same title)."""
@@ -102,7 +116,7 @@ def click(driver, button_text: str, within: str = "main") -> None:
     assert buttons, f"no button {button_text!r} on {driver.current_url}:\n{text(driver)}"
     old = driver.find_element("tag name", "html")
     buttons[0].click()
-    WebDriverWait(driver, 15).until(staleness_of(old), f"{button_text!r} did not submit")
+    WebDriverWait(driver, 15).until(gone(old), f"{button_text!r} did not submit")
 
 
 def sign_up(service: Service, driver, partner: str, email: str) -> None:
