@@ -9,8 +9,10 @@
 //! - [`vectors`]: the embedding model ([`embed`]), the grants' vectors and labels
 //!   derived from neighbours ([`classify`]);
 //! - [`facts`]: what the engine knows of every programme (who may apply, what kind);
-//! - partner scopes ([`scope`]), listing with filters ([`query`]) and the API's views
-//!   of records ([`views`]);
+//! - partner scopes ([`scope`]), listing with filters ([`query`]) and the typed views
+//!   of records and matches that every front-end shows ([`views`]; with the `openapi`
+//!   feature they and the enums inside derive `utoipa::ToSchema`, for the server's
+//!   OpenAPI document);
 //! - matching ([`matching`], [`profile`]), qualification and custom categories
 //!   ([`qualify`]); the evaluation of matching on judged profiles
 //!   ([`Engine::evaluate_profile`], [`metrics`]), which the CLI's `eval` and Python's

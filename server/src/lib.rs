@@ -7,6 +7,14 @@
 //! its code is one [`error::ErrorCode`] (which fixes the status and is the OpenAPI
 //! schema), and JSON bodies come through [`extract::ApiJson`], whose rejections are
 //! such errors (413, 415, 400).
+//!
+//! Layout: handlers in `routes` (each documented with `#[utoipa::path]`), the typed
+//! responses they return in [`views`] (the OpenAPI document, [`openapi`], is generated
+//! from them), persistence in [`store`] (SQLite: partners and tokens, matching
+//! requests, the usage ledger), rate limits and quota arithmetic in [`limits`], usage
+//! figures and quota warnings in [`usage`], partner qualification in
+//! [`qualification`], the partner dashboard in [`dashboard`].
+//!
 //! Outside `/api/v1` and without a token: `/health`, `/health/ready` and `/metrics`
 //! ([`metrics`], or on its own address with [`serve`]'s `metrics_addr`).
 
