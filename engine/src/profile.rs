@@ -17,52 +17,88 @@ pub const MAX_TEXT_CHARS: usize = 20_000;
 /// Most values accepted in one list field.
 pub const MAX_LIST_ITEMS: usize = 100;
 
+/// The organisation to match. Unknown fields are ignored. Texts up to 20,000 characters, lists up to 100 values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OrganizationProfile {
+    /// Detailed description of the organisation (required, not blank); longer and more specific descriptions give better matches.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true, value_type = String, max_length = 20000))]
     pub description: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 20000))]
     pub name: Option<String>,
+    /// Filter: German or English names, slugs, codes or UUIDs at any level; an unknown value is 400.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub regions: Vec<String>,
+    /// Filter: names, slugs, codes or UUIDs of parent areas or sub-areas; an unknown value is 400.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub grant_areas: Vec<String>,
+    /// Filter: names, slugs, codes or UUIDs of legal forms; an unknown value is 400.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub eligible_entities: Vec<String>,
     #[serde(default)]
     pub is_non_profit: Option<bool>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 20000))]
     pub mission: Option<String>,
+    /// Target group names; names outside the vocabulary are used as keywords.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub target_groups: Vec<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub keywords: Vec<String>,
     #[serde(default)]
     pub annual_budget: Option<String>,
     #[serde(default)]
     pub number_of_employees: Option<String>,
+    /// Language of the match reasons: `de` (default) or `en`.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(pattern = "^\\s*([dD][eE]|[eE][nN])(-[a-zA-Z]{2})?\\s*$")
+    )]
     pub locale: Option<String>,
 }
 
+/// The project to fund (all optional).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Project {
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 20000))]
     pub title: Option<String>,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 20000))]
     pub description: Option<String>,
+    /// Free-text amount, e.g. "50.000 EUR", "1,5 Mio. €", "200k".
     #[serde(default)]
     pub budget: Option<String>,
     #[serde(default)]
     pub duration: Option<String>,
 }
 
-/// The body of `POST /api/v1/matching`.
+/// The body of `POST /matching`. Unknown fields are ignored (forward compatibility).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = MatchingRequest))]
 pub struct MatchInput {
+    /// Id of the organisation in the partner's own system (not blank, at most 200 characters); use the same id consistently.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(required = true, value_type = String, min_length = 1, max_length = 200)
+    )]
     pub organization_id: Option<String>,
     #[serde(default)]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(required = true, value_type = OrganizationProfile)
+    )]
     pub organization_profile: Option<OrganizationProfile>,
     #[serde(default)]
     pub project: Option<Project>,
