@@ -123,6 +123,7 @@ pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<UsageSta
         grants_requests: count(grants),
         active_organizations: count(orgs),
         average_response_time_ms: avg.map_or(0, |a| a.round().max(0.0) as u64),
+        average_response_time_ms_precise: avg.map_or(0.0, |a| (a.max(0.0) * 10.0).round() / 10.0),
         by_endpoint,
         by_day,
     })

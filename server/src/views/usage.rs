@@ -90,7 +90,11 @@ pub struct UsageStats {
     pub grants_requests: u64,
     /// Distinct organisations with an answered matching request.
     pub active_organizations: u64,
+    /// Mean latency, rounded to whole milliseconds (the spec's integer).
     pub average_response_time_ms: u64,
+    /// The same mean with one decimal (extra field): sub-millisecond traffic does not
+    /// read as 0.
+    pub average_response_time_ms_precise: f64,
     /// Endpoint label (`GET /api/v1/grants/{id}`) → request count.
     pub by_endpoint: BTreeMap<String, u64>,
     /// Only days with traffic, ascending.

@@ -364,7 +364,8 @@ impl Expect {
 }
 
 /// Compares a `stats` object with the expectation; `average_response_time_ms` must be
-/// a non-negative integer (the test cannot know the latencies).
+/// a non-negative integer and `average_response_time_ms_precise` the same mean with one
+/// decimal (the test cannot know the latencies).
 #[track_caller]
 fn assert_stats(got: &Value, want: &Value, what: &str) {
     let avg = &got["average_response_time_ms"];
@@ -376,10 +377,22 @@ fn assert_stats(got: &Value, want: &Value, what: &str) {
         avg.as_u64().unwrap() < 60_000,
         "{what}: implausible average: {got}"
     );
+    let precise = got["average_response_time_ms_precise"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what}: no precise average: {got}"));
+    assert_eq!(
+        (precise * 10.0).round() / 10.0,
+        precise,
+        "{what}: one decimal"
+    );
+    assert!(
+        (precise - avg.as_u64().unwrap() as f64).abs() <= 0.5 + 1e-9,
+        "{what}: the two averages disagree: {got}"
+    );
     let mut got = got.clone();
-    got.as_object_mut()
-        .expect("stats is an object")
-        .remove("average_response_time_ms");
+    let fields = got.as_object_mut().expect("stats is an object");
+    fields.remove("average_response_time_ms");
+    fields.remove("average_response_time_ms_precise");
     assert_eq!(&got, want, "{what}");
 }
 
@@ -387,9 +400,10 @@ fn assert_stats(got: &Value, want: &Value, what: &str) {
 // GET /usage/stats
 // ---------------------------------------------------------------------------------
 
-const STATS_FIELDS: [&str; 9] = [
+const STATS_FIELDS: [&str; 10] = [
     "active_organizations",
     "average_response_time_ms",
+    "average_response_time_ms_precise",
     "by_day",
     "by_endpoint",
     "failed_requests",
