@@ -43,11 +43,11 @@ pub struct GrantProviderRef {
     pub slug: String,
 }
 
-/// A grant as an element of a list (the API adds the calling partner's own
-/// annotations next to these fields).
+/// The fields a grant shows both in a list and in its detail; the detail describes the
+/// regions (`R`) and areas (`A`) more fully than the list.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct GrantView {
+pub struct GrantFields<R, A> {
     pub id: Uuid,
     /// URL-friendly identifier, usable in place of the id on the detail endpoint.
     pub slug: String,
@@ -56,8 +56,6 @@ pub struct GrantView {
     pub short_description: Option<String>,
     pub grant_type: GrantType,
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub grant_provider: Option<GrantProviderRef>,
-    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub end_date: Option<NaiveDate>,
     pub ongoing_grant: bool,
     /// Free-text range with currency.
@@ -65,10 +63,21 @@ pub struct GrantView {
     pub funding_amount: Option<String>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub max_funding_amount: Option<f64>,
-    pub regions: Vec<NamedRef>,
-    pub grant_areas: Vec<NamedRef>,
+    pub regions: Vec<R>,
+    pub grant_areas: Vec<A>,
     pub target_groups: Vec<NamedRef>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// A grant as an element of a list (the API adds the calling partner's own
+/// annotations next to these fields).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrantView {
+    #[serde(flatten)]
+    pub grant: GrantFields<NamedRef, NamedRef>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub grant_provider: Option<GrantProviderRef>,
 }
 
 /// Postal address of a provider inside a grant detail (every field present, may be null).
@@ -158,25 +167,10 @@ pub struct GrantFactsView {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GrantDetailView {
-    pub id: Uuid,
-    pub slug: String,
-    pub title: String,
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub short_description: Option<String>,
-    pub grant_type: GrantType,
+    #[serde(flatten)]
+    pub grant: GrantFields<GrantRegion, GrantAreaRef>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub grant_provider: Option<GrantProviderSummary>,
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub end_date: Option<NaiveDate>,
-    pub ongoing_grant: bool,
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub funding_amount: Option<String>,
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub max_funding_amount: Option<f64>,
-    pub regions: Vec<GrantRegion>,
-    pub grant_areas: Vec<GrantAreaRef>,
-    pub target_groups: Vec<NamedRef>,
-    pub updated_at: DateTime<Utc>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub description: Option<String>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
@@ -227,25 +221,6 @@ fn named(id: Uuid, name: &str) -> NamedRef {
     }
 }
 
-fn region_refs(cat: &Catalogue, g: Idx) -> Vec<NamedRef> {
-    let regions = cat.grant_regions(g).iter();
-    regions
-        .map(|&r| named(cat.regions[r as usize].id, &cat.regions[r as usize].name_de))
-        .collect()
-}
-
-fn area_refs(cat: &Catalogue, g: Idx) -> Vec<NamedRef> {
-    let areas = cat.grant_areas(g).iter();
-    areas
-        .map(|&a| {
-            named(
-                cat.grant_areas[a as usize].id,
-                &cat.grant_areas[a as usize].name_de,
-            )
-        })
-        .collect()
-}
-
 fn target_group_refs(cat: &Catalogue, g: Idx) -> Vec<NamedRef> {
     let groups = cat.grant_target_groups(g).iter();
     groups
@@ -258,32 +233,49 @@ fn target_group_refs(cat: &Catalogue, g: Idx) -> Vec<NamedRef> {
         .collect()
 }
 
-impl GrantView {
-    pub fn new(cat: &Catalogue, g: Idx) -> Self {
+impl<R, A> GrantFields<R, A> {
+    /// Grant `g`, with its regions and areas as `region` and `area` show them.
+    fn build(cat: &Catalogue, g: Idx, region: impl Fn(Idx) -> R, area: impl Fn(Idx) -> A) -> Self {
         let grant: &Grant = cat.grant(g);
-        let provider = cat.grant_provider(g).map(|p| {
-            let p = &cat.grant_providers[p as usize];
-            GrantProviderRef {
-                id: p.id,
-                name: p.name.clone(),
-                slug: p.slug.clone(),
-            }
-        });
-        GrantView {
+        GrantFields {
             id: grant.id,
             slug: grant.slug.clone(),
             title: grant.title.clone(),
             short_description: grant.short_description.clone(),
             grant_type: grant.grant_type,
-            grant_provider: provider,
             end_date: grant.end_date,
             ongoing_grant: grant.ongoing_grant,
             funding_amount: grant.funding_amount.clone(),
             max_funding_amount: grant.max_funding_amount,
-            regions: region_refs(cat, g),
-            grant_areas: area_refs(cat, g),
+            regions: cat.grant_regions(g).iter().map(|&r| region(r)).collect(),
+            grant_areas: cat.grant_areas(g).iter().map(|&a| area(a)).collect(),
             target_groups: target_group_refs(cat, g),
             updated_at: grant.updated_at,
+        }
+    }
+}
+
+/// The provider record of grant `g`.
+fn provider_of(cat: &Catalogue, g: Idx) -> Option<&GrantProvider> {
+    cat.grant_provider(g)
+        .map(|p| &cat.grant_providers[p as usize])
+}
+
+impl GrantView {
+    pub fn new(cat: &Catalogue, g: Idx) -> Self {
+        let provider = |p: &GrantProvider| GrantProviderRef {
+            id: p.id,
+            name: p.name.clone(),
+            slug: p.slug.clone(),
+        };
+        let region = |r: Idx| named(cat.regions[r as usize].id, &cat.regions[r as usize].name_de);
+        let area = |a: Idx| {
+            let area = &cat.grant_areas[a as usize];
+            named(area.id, &area.name_de)
+        };
+        GrantView {
+            grant: GrantFields::build(cat, g, region, area),
+            grant_provider: provider_of(cat, g).map(provider),
         }
     }
 }
@@ -328,43 +320,29 @@ impl GrantProviderSummary {
 impl GrantDetailView {
     pub fn new(cat: &Catalogue, g: Idx) -> Self {
         let grant = cat.grant(g);
-        let regions = cat.grant_regions(g).iter().map(|&r| {
+        let region = |r: Idx| {
             let region = &cat.regions[r as usize];
             GrantRegion {
                 id: region.id,
                 name: region.name_de.clone(),
                 region_type: region.region_type,
             }
-        });
-        let areas = cat.grant_areas(g).iter().map(|&a| {
+        };
+        let area = |a: Idx| {
             let area = &cat.grant_areas[a as usize];
             GrantAreaRef {
                 id: area.id,
                 name: area.name_de.clone(),
                 parent_id: area.parent_id,
             }
-        });
+        };
         let entities = cat.grant_entities(g).iter().map(|&e| {
             let entity = &cat.eligible_entities[e as usize];
             named(entity.id, &entity.name_de)
         });
         GrantDetailView {
-            id: grant.id,
-            slug: grant.slug.clone(),
-            title: grant.title.clone(),
-            short_description: grant.short_description.clone(),
-            grant_type: grant.grant_type,
-            grant_provider: cat
-                .grant_provider(g)
-                .map(|p| GrantProviderSummary::new(&cat.grant_providers[p as usize])),
-            end_date: grant.end_date,
-            ongoing_grant: grant.ongoing_grant,
-            funding_amount: grant.funding_amount.clone(),
-            max_funding_amount: grant.max_funding_amount,
-            regions: regions.collect(),
-            grant_areas: areas.collect(),
-            target_groups: target_group_refs(cat, g),
-            updated_at: grant.updated_at,
+            grant: GrantFields::build(cat, g, region, area),
+            grant_provider: provider_of(cat, g).map(GrantProviderSummary::new),
             description: grant.description.clone(),
             contact_point: grant.contact_point.clone(),
             start_date: grant.start_date,

@@ -83,7 +83,17 @@ const DESCRIPTION: &str = r#"Read-only database of German public funding program
         crate::ready,
         crate::metrics_text,
     ),
-    components(schemas(schemas::ErrorBody, schemas::ErrorCode)),
+    // Schemas that only the generic grant fields refer to (utoipa does not register
+    // the schemas of type arguments), and the error body of the common responses.
+    components(schemas(
+        schemas::ErrorBody,
+        schemas::ErrorCode,
+        schemas::GrantProviderRef,
+        schemas::GrantProviderSummary,
+        schemas::GrantRegion,
+        schemas::GrantAreaRef,
+        schemas::NamedRef,
+    )),
     modifiers(&BearerScheme, &LibraryRoutes),
     tags(
         (name = "Grants", description = "Funding programmes in the partner's scope (scope `grants:read`)."),
@@ -410,6 +420,7 @@ fn parse_example(name: &str, text: &str) -> Value {
 
 /// Completes the generated document; see the module documentation.
 fn finish(mut doc: Value) -> Value {
+    merge_composed_objects(&mut doc);
     let components = doc["components"].as_object_mut().expect("components");
     let error_schema = json!({ "$ref": "#/components/schemas/ErrorBody" });
     let mut responses = Map::new();
@@ -427,7 +438,6 @@ fn finish(mut doc: Value) -> Value {
         responses.insert(name.to_string(), r);
     }
     components.insert("responses".into(), Value::Object(responses));
-    merge_composed_objects(components);
     let int_header =
         |d: &str| json!({ "description": d, "schema": { "type": "integer", "minimum": 0 } });
     components.insert(
@@ -458,8 +468,9 @@ fn finish(mut doc: Value) -> Value {
 /// Each such schema becomes one object with the union of the parts' properties, closed
 /// (`additionalProperties: false`) like every other response object, so clients see
 /// plain objects. Parts that nothing else refers to are dropped from the components.
-fn merge_composed_objects(components: &mut Map<String, Value>) {
-    let Some(Value::Object(schemas)) = components.get_mut("schemas") else {
+fn merge_composed_objects(doc: &mut Value) {
+    let paths = serde_json::to_string(&doc["paths"]).expect("serializable");
+    let Some(Value::Object(schemas)) = doc.pointer_mut("/components/schemas") else {
         return;
     };
     let mut parts = BTreeSet::new();
@@ -502,7 +513,7 @@ fn merge_composed_objects(components: &mut Map<String, Value>) {
         merged["additionalProperties"] = json!(false);
         schemas[&name] = merged;
     }
-    let text = serde_json::to_string(&*schemas).expect("serializable");
+    let text = serde_json::to_string(&*schemas).expect("serializable") + &paths;
     for part in parts {
         if !text.contains(&format!("\"#/components/schemas/{part}\"")) {
             schemas.remove(&part);

@@ -74,9 +74,10 @@ pub async fn show(
         Err(e) => return internal(e),
     };
     let views::GrantDetail {
-        grant: v,
+        grant: detail,
         annotations,
     } = views::grant_detail(&engine.catalogue, g, &ann);
+    let v = &detail.grant;
     let deadline = match (v.ongoing_grant, v.end_date) {
         (true, _) => lang.t("ongoing", "laufend").to_string(),
         (false, Some(d)) => d.to_string(),
@@ -86,7 +87,7 @@ pub async fn show(
     let rows = [
         (
             lang.t("Provider", "Fördergeber"),
-            text(v.grant_provider.as_ref().map(|p| p.name.as_str())),
+            text(detail.grant_provider.as_ref().map(|p| p.name.as_str())),
         ),
         (lang.t("Type", "Art"), esc(grant_type)),
         (lang.t("Deadline", "Frist"), deadline),
@@ -126,7 +127,7 @@ pub async fn show(
 <p><code>GET /api/v1/grants/{id}</code> · <a href="/dashboard/matching">{back}</a></p>"#,
         short = text(v.short_description.as_deref()),
         desc_l = lang.t("Description", "Beschreibung"),
-        desc = text(v.description.as_deref()),
+        desc = text(detail.description.as_deref()),
         id = grant_id,
         back = lang.t(
             "Back to the matching history",

@@ -134,11 +134,13 @@ pub async fn create(
     state.db.insert_matching(&record)?;
     let quota = record_quota(&state, partner)?;
     let mut resp = Json(MatchingCompletedResponse {
-        matching_request_id: id,
-        organization_id: record.organization_id.clone(),
-        status: MatchingStatus::Completed,
-        results_count: results.len() as u64,
-        results,
+        matching: MatchingResultsResponse {
+            matching_request_id: id,
+            organization_id: record.organization_id.clone(),
+            status: MatchingStatus::Completed,
+            results_count: results.len() as u64,
+            results,
+        },
         quota: quota.matching_block(),
     })
     .into_response();

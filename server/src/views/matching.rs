@@ -38,19 +38,12 @@ pub struct MatchingQuota {
     pub usage_percentage: f64,
 }
 
-/// `POST /matching`, synchronous form (default): 200 with the results.
+/// `POST /matching`, synchronous form (default): 200 with the results (`status` is
+/// always `completed`) and the quota.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(deny_unknown_fields)]
 pub struct MatchingCompletedResponse {
-    pub matching_request_id: Uuid,
-    pub organization_id: String,
-    /// Always `completed`.
-    pub status: MatchingStatus,
-    #[schema(minimum = 0, maximum = 25)]
-    pub results_count: u64,
-    /// At most 25, by score descending.
-    #[schema(max_items = 25)]
-    pub results: Vec<MatchResult>,
+    #[serde(flatten)]
+    pub matching: MatchingResultsResponse,
     pub quota: MatchingQuota,
 }
 
@@ -103,6 +96,7 @@ pub struct MatchingResultsResponse {
     pub status: MatchingStatus,
     #[schema(minimum = 0, maximum = 25)]
     pub results_count: u64,
+    /// At most 25, by score descending.
     #[schema(max_items = 25)]
     pub results: Vec<MatchResult>,
 }
