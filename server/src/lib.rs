@@ -200,7 +200,6 @@ impl AppState {
             "catalogue": {"snapshot": "snap-20261124T162259.636778-13668", "grants": 1434, "embeddings": true}}))),
     security(())
 )]
-
 async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let db = state.db.clone();
     let database_ok = tokio::task::spawn_blocking(move || {
@@ -254,7 +253,6 @@ async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     ),
     security(())
 )]
-
 async fn ready(State(state): State<Arc<AppState>>) -> Result<Json<ReadyResponse>, ApiError> {
     state.matcher.embedder()?;
     if state.engine.vectors().is_none() {
@@ -287,7 +285,6 @@ async fn ready(State(state): State<Arc<AppState>>) -> Result<Json<ReadyResponse>
     ),
     security(())
 )]
-
 async fn metrics_text(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     (
         [(axum::http::header::CONTENT_TYPE, metrics::CONTENT_TYPE)],

@@ -341,49 +341,68 @@ impl Catalogue {
 
     /// Resolves an eligible entity given as UUID, slug, code, name, plural or alias.
     pub fn find_entity(&self, value: &str) -> Option<Idx> {
-        if let Ok(id) = Uuid::parse_str(value.trim()) {
-            return self.entity_idx(&id);
-        }
-        let folded = fold_name(value);
-        let slugged = folded.replace(' ', "-");
-        let code = value.trim();
-        first_match(
+        find_named(
+            value,
+            |id| self.entity_idx(id),
             &self.eligible_entities,
-            &[
-                &|e: &EligibleEntity| e.slug == slugged,
-                &|e: &EligibleEntity| e.code == code,
-                &|e: &EligibleEntity| {
-                    [&e.name_de, &e.name_en, &e.name_plural_de, &e.name_plural_en]
-                        .into_iter()
-                        .chain(e.aliases.iter())
-                        .any(|n| fold_name(n) == folded)
-                },
-            ],
+            |e| Named {
+                slug: &e.slug,
+                code: &e.code,
+                names: [&e.name_de, &e.name_en, &e.name_plural_de, &e.name_plural_en]
+                    .into_iter()
+                    .chain(e.aliases.iter())
+                    .collect(),
+            },
         )
     }
 
     /// Resolves a target group given as UUID, slug, code, name or alias.
     pub fn find_target_group(&self, value: &str) -> Option<Idx> {
-        if let Ok(id) = Uuid::parse_str(value.trim()) {
-            return self.group_idx(&id);
-        }
-        let folded = fold_name(value);
-        let slugged = folded.replace(' ', "-");
-        let code = value.trim();
-        first_match(
+        find_named(
+            value,
+            |id| self.group_idx(id),
             &self.target_groups,
-            &[
-                &|g: &TargetGroup| g.slug == slugged,
-                &|g: &TargetGroup| g.code == code,
-                &|g: &TargetGroup| {
-                    [&g.name_de, &g.name_en]
-                        .into_iter()
-                        .chain(g.aliases.iter())
-                        .any(|n| fold_name(n) == folded)
-                },
-            ],
+            |g| Named {
+                slug: &g.slug,
+                code: &g.code,
+                names: [&g.name_de, &g.name_en]
+                    .into_iter()
+                    .chain(g.aliases.iter())
+                    .collect(),
+            },
         )
     }
+}
+
+/// How a vocabulary record can be named.
+struct Named<'a> {
+    slug: &'a str,
+    code: &'a str,
+    names: Vec<&'a String>,
+}
+
+/// The record `value` names: by UUID, else by slug, code, or any of its names (case-
+/// and umlaut-insensitive), in that order of precedence.
+fn find_named<T>(
+    value: &str,
+    by_id: impl Fn(&Uuid) -> Option<Idx>,
+    items: &[T],
+    named: impl Fn(&T) -> Named<'_>,
+) -> Option<Idx> {
+    if let Ok(id) = Uuid::parse_str(value.trim()) {
+        return by_id(&id);
+    }
+    let folded = fold_name(value);
+    let slugged = folded.replace(' ', "-");
+    let code = value.trim();
+    first_match(
+        items,
+        &[
+            &|t: &T| named(t).slug == slugged,
+            &|t: &T| named(t).code == code,
+            &|t: &T| named(t).names.iter().any(|n| fold_name(n) == folded),
+        ],
+    )
 }
 
 /// The first record matching the first rule that matches any record.

@@ -52,7 +52,6 @@ pub const MAX_PER_PAGE: usize = 100;
     ),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn list(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -138,7 +137,6 @@ pub async fn list(
     ),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn detail(
     State(state): State<Arc<AppState>>,
     caller: Caller,

@@ -69,7 +69,6 @@ fn wants_async(headers: &HeaderMap) -> bool {
     ),
     security(("bearer" = ["matching:use"]))
 )]
-
 pub async fn create(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -195,7 +194,6 @@ fn load(state: &AppState, caller: &Caller, id: &str) -> Result<MatchingRecord, A
     ),
     security(("bearer" = ["matching:use"]))
 )]
-
 pub async fn status(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -231,7 +229,6 @@ pub async fn status(
     ),
     security(("bearer" = ["matching:use"]))
 )]
-
 pub async fn results(
     State(state): State<Arc<AppState>>,
     caller: Caller,

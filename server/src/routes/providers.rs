@@ -33,7 +33,6 @@ pub const MAX_PER_PAGE: usize = 100;
     responses((status = 200, description = "A page of providers.", body = GrantProviderListResponse)),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn list(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -73,7 +72,6 @@ pub async fn list(
     ),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn detail(
     State(state): State<Arc<AppState>>,
     caller: Caller,

@@ -56,7 +56,6 @@ fn children_of(cat: &Catalogue, r: Idx) -> Vec<Idx> {
     responses((status = 200, description = "The regions.", body = RegionsResponse)),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn regions(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -149,7 +148,6 @@ pub async fn regions(
     ),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn region(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -192,7 +190,6 @@ pub async fn region(
     responses((status = 200, description = "The grant areas.", body = GrantAreasResponse)),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn grant_areas(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -267,7 +264,6 @@ pub async fn grant_areas(
     ),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn grant_area(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -304,7 +300,6 @@ pub async fn grant_area(
     responses((status = 200, description = "All legal forms.", body = EligibleEntityListResponse)),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn eligible_entities(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -335,7 +330,6 @@ pub async fn eligible_entities(
     ),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn eligible_entity(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -372,7 +366,6 @@ pub async fn eligible_entity(
     responses((status = 200, description = "All target groups.", body = TargetGroupListResponse)),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn target_groups(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -403,7 +396,6 @@ pub async fn target_groups(
     ),
     security(("bearer" = ["grants:read"]))
 )]
-
 pub async fn target_group(
     State(state): State<Arc<AppState>>,
     caller: Caller,

@@ -25,7 +25,6 @@ use crate::AppState;
     responses((status = 200, description = "The statistics.", body = UsageStatsResponse)),
     security(("bearer" = ["usage:read"]))
 )]
-
 pub async fn get_stats(
     State(state): State<Arc<AppState>>,
     caller: Caller,
@@ -66,7 +65,6 @@ pub async fn get_stats(
     responses((status = 200, description = "The quota.", body = QuotaResponse)),
     security(("bearer" = ["usage:read"]))
 )]
-
 pub async fn get_quota(
     State(state): State<Arc<AppState>>,
     caller: Caller,
