@@ -117,6 +117,10 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Leave out every profile's `regions` (as partners that send none): the
+        /// matcher then reads the organisation's Land from its texts.
+        #[arg(long)]
+        without_regions: bool,
     },
 }
 
@@ -321,12 +325,20 @@ fn run(cli: Cli) -> Result<()> {
         Command::EvalClassifier { dir, misses } => {
             cmd::import::eval_classifier(&data_dir, &dir, misses)
         }
-        Command::Eval { dir, options, json } => cmd::matching::run_eval(
+        Command::Eval {
+            dir,
+            options,
+            json,
+            without_regions,
+        } => cmd::matching::run_eval(
             &data_dir,
             &model,
-            &dir,
-            &cmd::matching::load_options(options.as_deref())?,
-            json,
+            &cmd::matching::EvalArgs {
+                dir,
+                options: cmd::matching::load_options(options.as_deref())?,
+                json,
+                without_regions,
+            },
         ),
         Command::Serve(args) => cmd::serve::run(&data_dir, model, args),
         Command::Usage {

@@ -132,6 +132,10 @@ pub struct ResolvedProfile {
     /// Explicit topic words: keywords, unresolved target-group names, project title.
     pub keywords: Vec<String>,
     pub regions: Vec<Idx>,
+    /// For a profile without `regions`: the Länder its texts place the organisation in
+    /// ("Bäckerei in Leipzig", "a farm in Lower Saxony"; [`crate::text::places`]). Not a
+    /// filter: the region component and check use them as they use `regions`.
+    pub located_regions: Vec<Idx>,
     pub grant_areas: Vec<Idx>,
     pub eligible_entities: Vec<Idx>,
     pub target_groups: Vec<Idx>,
@@ -268,6 +272,14 @@ impl MatchInput {
         let (keywords, target_groups) = self.topic_words(cat, p);
         let locale = profile_locale(p)?;
         let query = self.query_text(p, description);
+        let located_regions = if regions.is_empty() {
+            crate::text::places::lands_in(&query)
+                .into_iter()
+                .filter_map(|code| cat.find_region(code))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let excluded_grant_types = excluded_grant_types(&query);
         let wanted_grant_types = wanted_grant_types(&query)
             .into_iter()
@@ -298,6 +310,7 @@ impl MatchInput {
             query_text: query,
             keywords,
             regions,
+            located_regions,
             grant_areas,
             eligible_entities,
             target_groups,

@@ -18,7 +18,9 @@ use std::sync::{Arc, OnceLock};
 use chrono::NaiveDate;
 use grantmatch_engine::catalogue::{Catalogue, Idx};
 use grantmatch_engine::embed::{Embedder, ModelConfig};
-use grantmatch_engine::matching::{self, category, Match, MatchOptions, MatchWeights, RankRequest};
+use grantmatch_engine::matching::{
+    self, category, Check, Match, MatchOptions, MatchWeights, RankRequest,
+};
 use grantmatch_engine::model::RegionType;
 use grantmatch_engine::profile::{Locale, MatchInput, ResolvedProfile};
 use grantmatch_engine::records::CatalogueRecords;
@@ -760,7 +762,28 @@ fn profiles_for_reasons() -> Vec<(Value, &'static str)> {
             }),
             "2026-11-22",
         ),
+        // A bakery without `regions` whose description places it in Leipzig (Sachsen):
+        // the Sachsen programme is local, the Bayern and Berlin ones are elsewhere.
+        (
+            json!({
+                "organization_id": "r-5",
+                "organization_profile": {
+                    "description": "Familiengeführte Bäckerei in Leipzig. Wir suchen eine Bürgschaft, ein Darlehen oder eine Beteiligung für eine neue Filiale und Innovationen.",
+                    "eligible_entities": ["GmbH"]
+                }
+            }),
+            "2026-11-22",
+        ),
     ]
+}
+
+/// The words before a programme's region in a reason.
+fn wider_prefix(de: bool) -> &'static str {
+    if de {
+        "rogramm für "
+    } else {
+        "programme for "
+    }
 }
 
 fn region_names(cat: &Catalogue, r: Idx, de: bool) -> String {
@@ -911,7 +934,75 @@ fn check_reason(
         }
     }
 
-    // Region relation.
+    // Region relation, to the profile's regions or, without any, to the Länder its
+    // texts place it in.
+    let own = if p.regions.is_empty() {
+        &p.located_regions
+    } else {
+        &p.regions
+    };
+    let programme_region = |name: &str| {
+        cat.grant_regions(m.grant)
+            .iter()
+            .copied()
+            .find(|&x| region_names(cat, x, de) == name)
+            .unwrap_or_else(|| panic!("`{name}` is not a region of the programme: {ctx}"))
+    };
+    let located_re = if de {
+        (
+            "Programm für ",
+            ", wo Sie laut Ihrer Beschreibung ansässig sind",
+        )
+    } else {
+        ("a programme for ", ", where your description places you")
+    };
+    if let Some(end) = r.find(located_re.1) {
+        claims.push("located");
+        assert!(p.regions.is_empty(), "located without regions only: {ctx}");
+        let head = &r[..end];
+        let start = head
+            .to_lowercase()
+            .rfind(&located_re.0.to_lowercase())
+            .expect("region before the claim")
+            + located_re.0.len();
+        let r_idx = programme_region(&head[start..]);
+        assert!(own.iter().any(|&o| cat.region_within(o, r_idx)), "{ctx}");
+        assert_eq!(m.checks.region, Check::Pass, "{ctx}");
+    }
+    let elsewhere_re = if de {
+        (", laut Ihrer Beschreibung sind Sie in ", " ansässig")
+    } else {
+        (", while your description places you in ", "")
+    };
+    if let Some(pos) = r.find(elsewhere_re.0) {
+        claims.push("elsewhere");
+        assert!(p.regions.is_empty(), "located without regions only: {ctx}");
+        let start = r[..pos]
+            .rfind(wider_prefix(de))
+            .expect("region before the claim")
+            + wider_prefix(de).len();
+        let r_idx = programme_region(&r[start..pos]);
+        let rest = &r[pos + elsewhere_re.0.len()..];
+        let outer_end = if de {
+            rest.find(elsewhere_re.1)
+        } else {
+            rest.find([';', '.'])
+        };
+        let outer = &rest[..outer_end.expect("the end of the region's name")];
+        let o_idx = own
+            .iter()
+            .copied()
+            .find(|&o| region_names(cat, o, de) == outer)
+            .unwrap_or_else(|| {
+                panic!("`{outer}` is not where the texts place the organisation: {ctx}")
+            });
+        assert!(
+            !cat.region_within(o_idx, r_idx) && !cat.region_within(r_idx, o_idx),
+            "{ctx}"
+        );
+        assert_eq!(m.checks.region, Check::Fail, "{ctx}");
+        assert!(m.relevance_score <= 45, "{ctx}");
+    }
     let local_re = if de {
         ("Programm für ", " und damit für Ihren Standort")
     } else {
@@ -933,7 +1024,7 @@ fn check_reason(
             .unwrap_or_else(|| panic!("`{name}` is not a region of the programme: {ctx}"));
         // "where you are located": one of the profile's regions lies in that region.
         assert!(
-            p.regions.iter().any(|&o| cat.region_within(o, r_idx)),
+            own.iter().any(|&o| cat.region_within(o, r_idx)),
             "`{name}` is not where the organisation is located (profile regions {:?}): {ctx}",
             p.regions
                 .iter()
@@ -946,11 +1037,7 @@ fn check_reason(
     } else {
         " nationwide programme ("
     };
-    let wider = if de {
-        "rogramm für "
-    } else {
-        "programme for "
-    };
+    let wider = wider_prefix(de);
     if let Some(start) = r.find(nationwide) {
         claims.push("nationwide");
         let rest = &r[start + nationwide.len()..];
@@ -967,7 +1054,7 @@ fn check_reason(
             "{ctx}"
         );
         assert!(
-            p.regions.iter().any(|&o| cat.region_within(o, r_idx)),
+            own.iter().any(|&o| cat.region_within(o, r_idx)),
             "the profile's regions are not inside `{name}`: {ctx}"
         );
     } else if let Some(pos) = r.find(if de {
@@ -999,7 +1086,11 @@ fn check_reason(
             .find(|&o| region_names(cat, o, de) == outer)
             .unwrap_or_else(|| panic!("`{outer}` is not a region of the profile: {ctx}"));
         assert!(cat.region_within(r_idx, o_idx) && r_idx != o_idx, "{ctx}");
-    } else if r.contains(wider) && !r.contains(local_re.1) {
+    } else if r.contains(wider)
+        && !r.contains(local_re.1)
+        && !r.contains(located_re.1)
+        && !r.contains(elsewhere_re.0)
+    {
         // A wider (continental) programme: its region contains a profile region.
         claims.push("wider");
         let marker = wider;
@@ -1014,11 +1105,11 @@ fn check_reason(
             .find(|&x| region_names(cat, x, de) == name)
             .unwrap_or_else(|| panic!("`{name}` is not a region of the programme: {ctx}"));
         assert!(
-            p.regions.iter().any(|&o| cat.region_within(o, r_idx)),
+            own.iter().any(|&o| cat.region_within(o, r_idx)),
             "the profile's regions are not inside `{name}`: {ctx}"
         );
     }
-    if p.regions.is_empty() {
+    if own.is_empty() {
         assert!(!r.contains(local_re.1) && !r.contains(nationwide), "{ctx}");
     }
 
@@ -1183,6 +1274,8 @@ fn reasons_in_both_locales_state_only_true_facts() {
         "keywords",
         "areas",
         "local",
+        "located",
+        "elsewhere",
         "nationwide",
         "wider",
         "entities",

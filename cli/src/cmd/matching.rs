@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use grantmatch_engine::metrics::{parse_qrels_tsv, score_ranking, Judged, RECALL_AT};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use grantmatch_engine::embed::{Embedder, ModelConfig};
@@ -104,16 +104,29 @@ fn load_eval(dir: &Path) -> Result<(Vec<EvalProfile>, Qrels)> {
     Ok((profiles, qrels))
 }
 
-pub fn run_eval(
-    data_dir: &Path,
-    model: &ModelConfig,
-    eval_dir: &Path,
-    options: &MatchOptions,
-    json_out: bool,
-) -> Result<()> {
+/// What `grantmatch eval` evaluates, and how it prints.
+pub struct EvalArgs {
+    /// The set: `profiles.json` and `qrels.tsv`.
+    pub dir: PathBuf,
+    pub options: MatchOptions,
+    /// JSON instead of a table.
+    pub json: bool,
+    /// Every profile's `regions` left out.
+    pub without_regions: bool,
+}
+
+pub fn run_eval(data_dir: &Path, model: &ModelConfig, args: &EvalArgs) -> Result<()> {
+    let (options, json_out) = (&args.options, args.json);
     let engine = Engine::open(data_dir)?;
     let embedder = Embedder::load(model)?;
-    let (profiles, qrels) = load_eval(eval_dir)?;
+    let (mut profiles, qrels) = load_eval(&args.dir)?;
+    if args.without_regions {
+        for p in &mut profiles {
+            if let Some(op) = p.input.organization_profile.as_mut() {
+                op.regions.clear();
+            }
+        }
+    }
     let scope = ResolvedScope::unrestricted(&engine.catalogue);
     let cat = &engine.catalogue;
     let day = today();

@@ -236,7 +236,10 @@ pub enum Check {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(as = MatchChecks))]
 pub struct Checks {
-    /// The programme's region is the organisation's region or contains it.
+    /// The programme's region is the organisation's region or contains it: `pass`; it is
+    /// another region than the one the profile's texts place the organisation in (a
+    /// profile without `regions`, "Bäckerei in Leipzig"): `fail`; `unknown` when the
+    /// profile names and locates no region, or for a programme of a part of its region.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub region: Check,
     /// The organisation's applicant type is among the programme's applicants.
@@ -303,6 +306,9 @@ pub enum RegionFit {
     Wider(Idx),
     /// A programme for a part (the first) of the organisation's wider region (the second).
     Inside(Idx, Idx),
+    /// A programme for another region (the first) than the one the profile's texts place
+    /// the organisation in (the second).
+    Elsewhere(Idx, Idx),
     /// The profile names no region.
     Unspecified,
 }

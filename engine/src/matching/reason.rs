@@ -33,7 +33,7 @@ pub(crate) fn explain(
     let grant = &cat.grants[m.grant as usize];
     let mut s = vec![topic_sentence(cat, p, m, de)];
     let mut facts: Vec<String> = Vec::new();
-    facts.extend(region_fact(cat, fit, de));
+    facts.extend(region_fact(cat, fit, p.regions.is_empty(), de));
     facts.extend(applicant_fact(cat, p, m, de));
     facts.extend(funding_type_fact(p, m, grant.grant_type, de));
     if p.is_non_profit == Some(true) && grant.non_profit_only == Some(true) {
@@ -126,8 +126,9 @@ fn topic_sentence(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> 
     format!("{topic}.")
 }
 
-/// How the programme's region relates to the organisation's.
-fn region_fact(cat: &Catalogue, fit: RegionFit, de: bool) -> Option<String> {
+/// How the programme's region relates to the organisation's; `located`: the
+/// organisation's region was read from its texts, not given as `regions`.
+fn region_fact(cat: &Catalogue, fit: RegionFit, located: bool, de: bool) -> Option<String> {
     let region_name = |r: u32| {
         let region = &cat.regions[r as usize];
         if de {
@@ -137,16 +138,21 @@ fn region_fact(cat: &Catalogue, fit: RegionFit, de: bool) -> Option<String> {
         }
     };
     Some(match fit {
-        RegionFit::Local(r) => {
-            if de {
-                format!(
-                    "Programm für {} und damit für Ihren Standort",
-                    region_name(r)
-                )
-            } else {
-                format!("a programme for {}, where you are located", region_name(r))
-            }
-        }
+        RegionFit::Local(r) => match (de, located) {
+            (true, false) => format!(
+                "Programm für {} und damit für Ihren Standort",
+                region_name(r)
+            ),
+            (true, true) => format!(
+                "Programm für {}, wo Sie laut Ihrer Beschreibung ansässig sind",
+                region_name(r)
+            ),
+            (false, false) => format!("a programme for {}, where you are located", region_name(r)),
+            (false, true) => format!(
+                "a programme for {}, where your description places you",
+                region_name(r)
+            ),
+        },
         RegionFit::Wider(r) => {
             let national = cat.regions[r as usize].region_type == RegionType::Country;
             match (de, national) {
@@ -166,6 +172,21 @@ fn region_fact(cat: &Catalogue, fit: RegionFit, de: bool) -> Option<String> {
             } else {
                 format!(
                     "a programme for {} (within your region {})",
+                    region_name(r),
+                    region_name(o)
+                )
+            }
+        }
+        RegionFit::Elsewhere(r, o) => {
+            if de {
+                format!(
+                    "Programm für {}, laut Ihrer Beschreibung sind Sie in {} ansässig",
+                    region_name(r),
+                    region_name(o)
+                )
+            } else {
+                format!(
+                    "a programme for {}, while your description places you in {}",
                     region_name(r),
                     region_name(o)
                 )

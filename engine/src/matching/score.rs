@@ -100,6 +100,7 @@ fn checks_of(
     let grant = &cat.grants[g as usize];
     let region = match fit {
         RegionFit::Local(_) | RegionFit::Wider(_) => Check::Pass,
+        RegionFit::Elsewhere(..) => Check::Fail,
         RegionFit::Inside(..) | RegionFit::Unspecified => Check::Unknown,
     };
     let non_profit = match (
@@ -140,13 +141,24 @@ fn checks_of(
     }
 }
 
+/// How programme `g` relates to the profile's regions, or, for a profile without any, to
+/// the Länder its texts name ([`ResolvedProfile::located_regions`]), and the region
+/// component: 1.0 own region, 0.7 national, 0.5 continent or a part of the region, 0.7
+/// when the profile names and locates none, 0.0 a programme elsewhere (only a located
+/// profile meets one: `regions` filter the candidates).
 pub(super) fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, RegionFit) {
-    if p.regions.is_empty() {
+    let located = p.regions.is_empty();
+    let own = if located {
+        &p.located_regions
+    } else {
+        &p.regions
+    };
+    let Some(&first) = own.first() else {
         return (0.7, RegionFit::Unspecified);
-    }
+    };
     let mut best = (0.0f32, RegionFit::Unspecified);
     for &r in cat.grant_regions(g) {
-        for &o in &p.regions {
+        for &o in own {
             let fit = if r == o {
                 (1.0, RegionFit::Local(r))
             } else if cat.region_within(r, o) {
@@ -159,10 +171,12 @@ pub(super) fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, 
                     RegionType::Country => (0.7, RegionFit::Wider(r)),
                     RegionType::Continent => (0.5, RegionFit::Wider(r)),
                 }
+            } else if located {
+                (0.0, RegionFit::Elsewhere(r, first))
             } else {
                 (0.0, RegionFit::Unspecified)
             };
-            if fit.0 > best.0 {
+            if fit.0 > best.0 || best.1 == RegionFit::Unspecified {
                 best = fit;
             }
         }

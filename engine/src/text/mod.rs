@@ -8,6 +8,7 @@
 //! dropped. Index and query go through the same function, so folding is symmetric.
 
 pub mod glossary;
+pub mod places;
 pub mod search;
 
 use rust_stemmers::{Algorithm, Stemmer};

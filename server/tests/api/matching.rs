@@ -1099,6 +1099,74 @@ async fn non_profit_only_programmes_are_excluded_for_for_profits() {
     }
 }
 
+/// A profile without `regions` whose texts place it in a Land: nothing is filtered out
+/// (`regions` stays the only filter), but a programme of another Land fails the region
+/// check, scores at most 45 and its reason says where the description places the
+/// organisation; a programme of that Land passes. With `regions` the texts are not read.
+#[tokio::test]
+async fn a_land_named_in_the_texts_ranks_but_does_not_filter() {
+    let m = setup();
+    let raw = m.raw;
+    let description =
+        "Familiengeführte Bäckerei in Leipzig. Wir suchen eine Bürgschaft oder ein Darlehen für eine neue Filiale.";
+    let located = body("o-loc", profile(description, json!({})));
+    let v = m.match_ok(&m.full, &located).await;
+    let unfiltered = result_slugs(raw, &v["results"]);
+    let by_slug = |v: &Value, slug: &str| -> Value {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| slug_of(raw, r["grant_id"].as_str().unwrap()) == slug)
+            .unwrap_or_else(|| panic!("{slug} is not among the results: {v}"))
+            .clone()
+    };
+    // Bayern (3) and Berlin (5) programmes stay candidates, but fail the region check.
+    for slug in ["testprogramm-3", "testprogramm-5"] {
+        let r = by_slug(&v, slug);
+        assert_eq!(r["checks"]["region"], "fail", "{r}");
+        assert!(r["relevance_score"].as_u64().unwrap() <= 45, "{r}");
+        assert_eq!(r["match_category"], "not_suitable", "{r}");
+        let reason = r["match_reason"].as_str().unwrap();
+        assert!(
+            reason.contains("laut Ihrer Beschreibung sind Sie in Sachsen ansässig"),
+            "{reason}"
+        );
+    }
+    let sachsen = by_slug(&v, "testprogramm-4");
+    assert_eq!(sachsen["checks"]["region"], "pass", "{sachsen}");
+    assert!(
+        sachsen["match_reason"]
+            .as_str()
+            .unwrap()
+            .contains("Programm für Sachsen, wo Sie laut Ihrer Beschreibung ansässig sind"),
+        "{sachsen}"
+    );
+    assert_eq!(by_slug(&v, "testprogramm-11")["checks"]["region"], "pass");
+
+    // In English the same facts, in English names.
+    let mut en = located.clone();
+    en["organization_profile"]["locale"] = json!("en");
+    let v_en = m.match_ok(&m.full, &en).await;
+    let r = by_slug(&v_en, "testprogramm-3");
+    assert!(
+        r["match_reason"]
+            .as_str()
+            .unwrap()
+            .contains("A programme for Bavaria, while your description places you in Saxony"),
+        "{r}"
+    );
+
+    // The same profile with `regions` Bayern: the filter decides, the texts are not read.
+    let mut in_bayern = located.clone();
+    in_bayern["organization_profile"]["regions"] = json!(["Bayern"]);
+    let v = m.match_ok(&m.full, &in_bayern).await;
+    let filtered = result_slugs(raw, &v["results"]);
+    assert!(filtered.is_subset(&unfiltered) && filtered.len() < unfiltered.len());
+    assert!(!filtered.contains("testprogramm-4"));
+    assert_eq!(by_slug(&v, "testprogramm-3")["checks"]["region"], "pass");
+}
+
 #[tokio::test]
 async fn expired_programmes_are_excluded_by_the_server_clock() {
     let m = setup_with(Setup {

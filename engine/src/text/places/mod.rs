@@ -1,0 +1,223 @@
+//! Where an organisation is, read from its own texts: the Länder (region codes such as
+//! `DE-SN`) a profile places itself in when it names no `regions`.
+//!
+//! Two lists are data in this folder. `lands.tsv` holds the Länder's German and English
+//! names with their genitives ("Sachsens") and the stems of their adjectives
+//! ("bayerische", "Saxon"); a name counts wherever it stands. `de_towns.tsv` holds the
+//! 3,076 German towns of at least 5,000 inhabitants with their Land (GeoNames, CC BY 4.0,
+//! built by `scripts/places/build.py`); a town, its adjective ("Chemnitzer") or the first
+//! part of a compound ("Berlin-Neukölln") counts only where a location word stands before
+//! it ("in Leipzig", "aus Merseburg", "near Leisnig", "Stadt Kiel", "the city of Mainz",
+//! "im Chemnitzer Norden"), so that a town named like a common word ("Essen", "Hof",
+//! "Berg") is not read from an ordinary sentence or an organisation's name.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+const LANDS: &str = include_str!("lands.tsv");
+const TOWNS: &str = include_str!("de_towns.tsv");
+
+/// Words after which a town name places the organisation there (compared lower-cased).
+const LOCATION_WORDS: &[&str] = &[
+    "in",
+    "im",
+    "aus",
+    "bei",
+    "nahe",
+    "nähe",
+    "raum",
+    "großraum",
+    "region",
+    "stadt",
+    "hansestadt",
+    "gemeinde",
+    "landkreis",
+    "kreis",
+    "ortsteil",
+    "near",
+    "from",
+    "around",
+    "outside",
+];
+
+/// Words that, followed by "of", place the organisation in the town after it ("the city
+/// of Mainz").
+const OF_WORDS: &[&str] = &[
+    "city",
+    "town",
+    "municipality",
+    "district",
+    "village",
+    "county",
+];
+
+struct Places {
+    /// Lower-cased Land name (words joined by one space) → code.
+    land_names: HashMap<String, &'static str>,
+    /// Lower-cased adjective stems → code.
+    land_stems: Vec<(String, &'static str)>,
+    /// Town name (words joined by one space, case kept) → code.
+    towns: HashMap<String, &'static str>,
+    /// Words in the longest name.
+    longest: usize,
+}
+
+fn places() -> &'static Places {
+    static PLACES: OnceLock<Places> = OnceLock::new();
+    PLACES.get_or_init(|| {
+        let mut p = Places {
+            land_names: HashMap::new(),
+            land_stems: Vec::new(),
+            towns: HashMap::new(),
+            longest: 1,
+        };
+        for line in data_lines(LANDS) {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let [kind, name, code] = cols[..] else {
+                panic!("lands.tsv lines are `name|stem<TAB>text<TAB>code`: {line}");
+            };
+            let key = words(name).join(" ").to_lowercase();
+            match kind {
+                "name" => {
+                    p.longest = p.longest.max(words(name).len());
+                    p.land_names.insert(key, code);
+                }
+                "stem" => p.land_stems.push((key, code)),
+                _ => panic!("lands.tsv: unknown kind `{kind}`"),
+            }
+        }
+        for line in data_lines(TOWNS) {
+            let (name, code) = line
+                .split_once('\t')
+                .expect("de_towns.tsv lines are `town<TAB>code`");
+            let key = words(name);
+            p.longest = p.longest.max(key.len());
+            p.towns.insert(key.join(" "), code);
+        }
+        p
+    })
+}
+
+fn data_lines(source: &'static str) -> impl Iterator<Item = &'static str> {
+    source
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// Words: runs of letters and digits, with inner hyphens and apostrophes kept
+/// ("Sachsen-Anhalt", "Baden-Württemberg").
+fn words(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+        .map(|w| w.trim_matches(|c| c == '-' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The Länder (region codes, in order of first mention) that an organisation's texts
+/// place it in; empty when they name none.
+pub fn lands_in(text: &str) -> Vec<&'static str> {
+    let p = places();
+    let tokens = words(text);
+    let lower: Vec<String> = tokens.iter().map(|t| t.to_lowercase()).collect();
+    let located = |i: usize| {
+        (i >= 1 && LOCATION_WORDS.contains(&lower[i - 1].as_str()))
+            || (i >= 2 && lower[i - 1] == "of" && OF_WORDS.contains(&lower[i - 2].as_str()))
+    };
+    let mut found: Vec<&'static str> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let (code, used) = match p.phrase_at(&tokens[i..], &lower[i..], located(i)) {
+            Some((code, n)) => (Some(code), n),
+            None => (p.word_at(tokens[i], &lower[i], located(i)), 1),
+        };
+        if let Some(code) = code.filter(|c| !found.contains(c)) {
+            found.push(code);
+        }
+        i += used;
+    }
+    found
+}
+
+impl Places {
+    /// The longest Land name, or town name when `located`, at the start of `tokens`:
+    /// its code and number of words.
+    fn phrase_at(
+        &self,
+        tokens: &[&str],
+        lower: &[String],
+        located: bool,
+    ) -> Option<(&'static str, usize)> {
+        (1..=self.longest.min(tokens.len())).rev().find_map(|n| {
+            let land = self.land_names.get(&lower[..n].join(" "));
+            let town = || self.towns.get(&tokens[..n].join(" ")).filter(|_| located);
+            land.or_else(town).map(|code| (*code, n))
+        })
+    }
+
+    /// A single word that names a place without being a listed name: the first part of
+    /// a compound ("Berlin-Neukölln", "in Leipzig-Grünau"), a town's adjective after a
+    /// location word ("im Chemnitzer Norden"), or a Land's adjective ("bayerische").
+    fn word_at(&self, token: &str, lower: &str, located: bool) -> Option<&'static str> {
+        if let Some((head, _)) = token.split_once('-') {
+            let land = self.land_names.get(&head.to_lowercase());
+            let town = || self.towns.get(head).filter(|_| located);
+            if let Some(code) = land.or_else(town) {
+                return Some(*code);
+            }
+        }
+        let adjective = token
+            .strip_suffix("er")
+            .and_then(|town| self.towns.get(town))
+            .filter(|_| located);
+        adjective.copied().or_else(|| {
+            self.land_stems
+                .iter()
+                .find(|(stem, _)| lower.starts_with(stem.as_str()))
+                .map(|(_, code)| *code)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn land_names_count_anywhere_in_german_and_english() {
+        assert_eq!(lands_in("Sportverein im ländlichen Sachsen"), ["DE-SN"]);
+        assert_eq!(lands_in("Wir sind in Sachsen-Anhalt tätig"), ["DE-ST"]);
+        assert_eq!(lands_in("a farm in Lower Saxony"), ["DE-NI"]);
+        assert_eq!(lands_in("near Leisnig in central Saxony"), ["DE-SN"]);
+        assert_eq!(lands_in("die Wirtschaft Thüringens"), ["DE-TH"]);
+        assert_eq!(
+            lands_in("ein bayerischer Handwerksbetrieb, aktiv in Berlin"),
+            ["DE-BY", "DE-BE"]
+        );
+        assert_eq!(lands_in("a Bavarian brewery"), ["DE-BY"]);
+    }
+
+    #[test]
+    fn towns_count_after_a_location_word_or_in_the_name() {
+        assert_eq!(lands_in("Bäckerei mit drei Filialen in Leipzig"), ["DE-SN"]);
+        assert_eq!(lands_in("Wir kommen aus Merseburg."), ["DE-ST"]);
+        assert_eq!(lands_in("a start-up based in Kiel"), ["DE-SH"]);
+        assert_eq!(lands_in("the city of Mainz"), ["DE-RP"]);
+        assert_eq!(lands_in("Sitz in Frankfurt am Main"), ["DE-HE"]);
+        assert_eq!(lands_in("ein Verein im Chemnitzer Norden"), ["DE-SN"]);
+        assert_eq!(lands_in("an association in Berlin-Neukölln"), ["DE-BE"]);
+        // Without a location word a town in a name does not count ("Hof", "Berg").
+        assert!(lands_in("Hof Wessels GbR. Milchhof van der Berg GbR").is_empty());
+        // A town named like a word counts only after a location word.
+        assert!(lands_in("Essen auf Rädern für Senioren").is_empty());
+        assert_eq!(lands_in("Tafel in Essen"), ["DE-NW"]);
+    }
+
+    #[test]
+    fn no_place_no_land() {
+        assert!(lands_in("Musterfirma GmbH. Wir bauen Software.").is_empty());
+        assert!(lands_in("bundesweit tätig, Sitz in Deutschland").is_empty());
+        // An ambiguous town name ("Neustadt") is not in the list.
+        assert!(lands_in("ein Verein in Neustadt").is_empty());
+    }
+}
