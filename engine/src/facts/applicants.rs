@@ -182,6 +182,39 @@ fn als_phrases(clause: &str) -> Vec<String> {
     out
 }
 
+/// Reads the applicant types a title addresses: the noun phrase after "für" or "an"
+/// ("Beratungsförderung für Unternehmen", "Darlehen an Kommunen", "Zuschüsse für
+/// Studierende"); `None` when it names none. The fallback for a programme whose texts do
+/// not say who may apply.
+pub fn read_title(title: &str) -> Option<TextApplicants> {
+    let clause: String = title
+        .chars()
+        .map(|c| if "–—-,;:()".contains(c) { ' ' } else { c })
+        .collect();
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let mut types: Vec<ApplicantType> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !matches!(w.to_lowercase().as_str(), "für" | "an") {
+            continue;
+        }
+        let phrase: Vec<&str> = words[i + 1..]
+            .iter()
+            .take_while(|w| !STOP.contains(&w.to_lowercase().as_str()))
+            .take(6)
+            .copied()
+            .collect();
+        for t in applicant_words(&phrase.join(" ")) {
+            if !types.contains(&t) {
+                types.push(t);
+            }
+        }
+    }
+    (!types.is_empty()).then(|| TextApplicants {
+        types,
+        sentence: title.to_string(),
+    })
+}
+
 /// Reads the applicant types of a teaser or full text; `None` when the text does not
 /// say who may apply.
 pub fn read(text: &str) -> Option<TextApplicants> {
@@ -286,6 +319,26 @@ mod tests {
 
     fn types(t: &str) -> Vec<ApplicantType> {
         read(t).map(|r| r.types).unwrap_or_default()
+    }
+
+    /// A title names its applicants after "für" or "an"; other nouns there are not read.
+    #[test]
+    fn a_title_names_the_applicants_after_fuer_or_an() {
+        let title = |t: &str| read_title(t).map(|r| r.types).unwrap_or_default();
+        assert_eq!(title("Beratungsförderung für Unternehmen"), vec![Company]);
+        assert_eq!(
+            title("Darlehen an Kommunen – Breitband"),
+            vec![Municipality]
+        );
+        assert_eq!(title("Zuschüsse für Studierende"), vec![PrivatePerson]);
+        assert_eq!(
+            title("Programm für junge Unternehmen"),
+            vec![Company, Founder]
+        );
+        // What is funded, not who applies.
+        assert!(title("Förderung für Investitionen in Unternehmen").is_empty());
+        assert!(title("Förderung von Vereinen").is_empty());
+        assert!(title("Heizungsförderung – Nichtwohngebäude").is_empty());
     }
 
     /// A sentence whose subject is the applicant, when no sentence addresses one.

@@ -182,7 +182,7 @@ fn rules() -> &'static [Rule] {
         let table: &[(&str, &'static [ApplicantType])] = &[
             (r"\bggmbh\b|gemeinnützige gmbh", &[Association, Company]),
             (
-                r"existenzgründ|gründer|gründungswillig|gründungsteam|start-?ups?\b|jungunternehm|\bfounders?\b|\bnew business",
+                r"existenzgründ|gründer|gründungswillig|gründungsteam|start-?ups?\b|jungunternehm|junge[ns]? unternehm|neu ?gegründet|neugründung|\bfounders?\b|\bnew business|\byoung compan|newly founded",
                 &[Founder, Company],
             ),
             (
@@ -268,6 +268,10 @@ mod tests {
             vec![Company, Founder]
         );
         assert_eq!(applicant_words("Berufsschule"), vec![EducationInstitution]);
+        assert_eq!(
+            applicant_words("kleines neu gegründetes Technologieunternehmen"),
+            vec![Company, Founder]
+        );
         assert!(applicant_words("Vorhaben").is_empty());
     }
 

@@ -113,11 +113,15 @@ pub fn text_applicants(cat: &Catalogue, g: Idx) -> Option<Fact<Vec<ApplicantType
     .into_iter()
     .flatten()
     .chain(grant.eligibility_requirements.iter().map(String::as_str));
-    texts.into_iter().find_map(applicants::read).map(|r| Fact {
-        value: r.types,
-        source: Source::Text,
-        evidence: Some(r.sentence),
-    })
+    texts
+        .into_iter()
+        .find_map(applicants::read)
+        .or_else(|| applicants::read_title(&grant.title))
+        .map(|r| Fact {
+            value: r.types,
+            source: Source::Text,
+            evidence: Some(r.sentence),
+        })
 }
 
 /// Facts of grant `g` as if it had no labels of its own: text first, then the vote of
