@@ -28,7 +28,7 @@ pub struct OrganizationProfile {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_length = 20000))]
     pub name: Option<String>,
-    /// Filter: German or English names, slugs, codes or UUIDs at any level; an unknown value is 400.
+    /// Filter: German or English names, slugs, codes or UUIDs at any level, or a German town of at least 5,000 inhabitants, which stands for its Land ("Leipzig" → Sachsen); an unknown value (or a town name found in several Länder) is 400. Without regions, the Land the texts name is used for ranking, not as a filter.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub regions: Vec<String>,
@@ -259,8 +259,11 @@ impl MatchInput {
             }
             Ok::<_, Error>(out)
         };
+        // A German town stands for its Land ("Leipzig" → Sachsen).
         let regions = resolve_all("organization_profile.regions", &p.regions, &|v| {
-            cat.find_region(v)
+            cat.find_region(v).or_else(|| {
+                crate::text::places::town_land(v).and_then(|code| cat.find_region(code))
+            })
         })?;
         let grant_areas = resolve_all("organization_profile.grant_areas", &p.grant_areas, &|v| {
             cat.find_area(v)

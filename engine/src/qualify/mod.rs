@@ -998,6 +998,29 @@ mod tests {
         assert_eq!(p.topic, "Digitalisierung voranbringen");
     }
 
+    /// A German town after "in"/"aus" stands for its Land and is no topic word; a Land's
+    /// adjective names the Land; a town named like a word elsewhere is neither.
+    #[test]
+    fn towns_and_adjectives_name_the_land() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Zuschüsse für Kitas in Leipzig und Träger aus Frankfurt am Main, die Inklusion fördern",
+        );
+        let mut codes = region_codes(cat, &p);
+        codes.sort();
+        assert_eq!(codes, vec!["DE-HE", "DE-SN"]);
+        assert!(
+            !p.topic.contains("Leipzig") && !p.topic.contains("Frankfurt"),
+            "{}",
+            p.topic
+        );
+        let p = QualificationPrompt::parse(cat, "Programme für Berliner Start-ups");
+        assert_eq!(region_codes(cat, &p), vec!["DE-BE"]);
+        let p = QualificationPrompt::parse(cat, "Förderung für Essen auf Rädern");
+        assert!(p.regions.is_empty());
+    }
+
     #[test]
     fn parses_the_example_of_the_issue() {
         let cat = real();

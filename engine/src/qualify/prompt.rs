@@ -6,7 +6,7 @@ use crate::catalogue::{Catalogue, Idx};
 use crate::error::Result;
 use crate::facts::{applicant_words, ApplicantType, ProgrammeKind};
 use crate::model::{GrantType, RegionType};
-use crate::text::{analyze, fold_name};
+use crate::text::{analyze, fold_name, places};
 
 use super::{QualificationPrompt, QualificationRules};
 
@@ -283,15 +283,9 @@ pub(crate) fn grant_type_of_word(w: &str) -> Option<GrantType> {
         .map(|(_, t)| *t)
 }
 
-/// Adjectives and abbreviations of Länder (folded word prefix → region code).
+/// Words for Germany and an abbreviation of a Land (folded word prefix → region code);
+/// the Länder's adjectives come from [`crate::text::places::land_of_adjective`].
 const REGION_WORDS: &[(&str, &str)] = &[
-    ("niedersachsisch", "DE-NI"),
-    ("sachsisch", "DE-SN"),
-    ("bayerisch", "DE-BY"),
-    ("thuringisch", "DE-TH"),
-    ("hessisch", "DE-HE"),
-    ("brandenburgisch", "DE-BB"),
-    ("saarlandisch", "DE-SL"),
     ("nrw", "DE-NW"),
     ("bundesweit", "DE"),
     ("deutschlandweit", "DE"),
@@ -687,7 +681,7 @@ impl QualificationPrompt {
                 let preposition = start > 0
                     && ["in", "aus", "nach", "within"].contains(&words[start - 1].folded.as_str());
                 let mut hit = false;
-                if let Some(&(_, r)) = region_names.iter().find(|(name, r)| {
+                let named = region_names.iter().find(|(name, r)| {
                     *name == gram && {
                         let reg = &cat.regions[*r as usize];
                         reg.region_type == RegionType::State
@@ -695,7 +689,15 @@ impl QualificationPrompt {
                             || reg.code == "continent:EU"
                             || preposition
                     }
-                }) {
+                });
+                // A German town after "in"/"aus" stands for its Land ("Kitas in Leipzig").
+                let town = || {
+                    preposition
+                        .then(|| places::town_land(&gram))
+                        .flatten()
+                        .and_then(|code| cat.find_region(code))
+                };
+                if let Some(r) = named.map(|&(_, r)| r).or_else(town) {
                     if !negated && !self.regions.contains(&r) {
                         self.regions.push(r);
                     }
@@ -715,10 +717,13 @@ impl QualificationPrompt {
                     hit = true;
                 } else if n == 1 {
                     let w = gram.as_str();
-                    if let Some((_, code)) =
-                        REGION_WORDS.iter().find(|(stem, _)| w.starts_with(stem))
-                    {
-                        if let Some(r) = cat.regions.iter().position(|r| r.code == *code) {
+                    let region_word = REGION_WORDS
+                        .iter()
+                        .find(|(stem, _)| w.starts_with(stem))
+                        .map(|(_, code)| *code)
+                        .or_else(|| places::land_of_adjective(w));
+                    if let Some(code) = region_word {
+                        if let Some(r) = cat.regions.iter().position(|r| r.code == code) {
                             if !negated && !self.regions.contains(&(r as Idx)) {
                                 self.regions.push(r as Idx);
                             }

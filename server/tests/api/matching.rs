@@ -613,6 +613,8 @@ async fn unknown_filter_values_are_400_naming_them() {
         ),
         // A region name is not a grant area.
         ("grant_areas", json!(["Bayern"]), "Bayern"),
+        // A town name found in several Länder is no region.
+        ("regions", json!(["Neustadt"]), "Neustadt"),
     ];
     for (field, values, bad) in cases {
         let b = body(
@@ -626,6 +628,27 @@ async fn unknown_filter_values_are_400_naming_them() {
             "{field} {values}: `{msg}` does not name the field and `{bad}`"
         );
     }
+}
+
+/// A German town in `regions` stands for its Land: "Leipzig" filters like "Sachsen".
+#[tokio::test]
+async fn a_town_in_regions_stands_for_its_land() {
+    let m = setup();
+    let raw = m.raw;
+    let by = |regions: Value| {
+        body(
+            "o-town",
+            profile(DESCRIPTION, json!({ "regions": regions })),
+        )
+    };
+    let sachsen = m.match_ok(&m.full, &by(json!(["Sachsen"]))).await;
+    let leipzig = m.match_ok(&m.full, &by(json!(["Leipzig"]))).await;
+    assert_eq!(
+        result_slugs(raw, &leipzig["results"]),
+        result_slugs(raw, &sachsen["results"])
+    );
+    assert!(result_slugs(raw, &leipzig["results"]).contains("testprogramm-4"));
+    assert!(!result_slugs(raw, &leipzig["results"]).contains("testprogramm-3"));
 }
 
 #[tokio::test]

@@ -14,6 +14,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::fold_name;
+
 const LANDS: &str = include_str!("lands.tsv");
 const TOWNS: &str = include_str!("de_towns.tsv");
 
@@ -54,10 +56,12 @@ const OF_WORDS: &[&str] = &[
 struct Places {
     /// Lower-cased Land name (words joined by one space) → code.
     land_names: HashMap<String, &'static str>,
-    /// Lower-cased adjective stems → code.
+    /// Folded adjective stems ([`fold_name`]) → code.
     land_stems: Vec<(String, &'static str)>,
     /// Town name (words joined by one space, case kept) → code.
     towns: HashMap<String, &'static str>,
+    /// Folded town name → code; `None` for names that fold alike in several Länder.
+    towns_folded: HashMap<String, Option<&'static str>>,
     /// Words in the longest name.
     longest: usize,
 }
@@ -69,6 +73,7 @@ fn places() -> &'static Places {
             land_names: HashMap::new(),
             land_stems: Vec::new(),
             towns: HashMap::new(),
+            towns_folded: HashMap::new(),
             longest: 1,
         };
         for line in data_lines(LANDS) {
@@ -82,7 +87,7 @@ fn places() -> &'static Places {
                     p.longest = p.longest.max(words(name).len());
                     p.land_names.insert(key, code);
                 }
-                "stem" => p.land_stems.push((key, code)),
+                "stem" => p.land_stems.push((fold_name(name), code)),
                 _ => panic!("lands.tsv: unknown kind `{kind}`"),
             }
         }
@@ -93,6 +98,14 @@ fn places() -> &'static Places {
             let key = words(name);
             p.longest = p.longest.max(key.len());
             p.towns.insert(key.join(" "), code);
+            p.towns_folded
+                .entry(fold_name(name))
+                .and_modify(|c| {
+                    if *c != Some(code) {
+                        *c = None;
+                    }
+                })
+                .or_insert(Some(code));
         }
         p
     })
@@ -170,13 +183,31 @@ impl Places {
             .strip_suffix("er")
             .and_then(|town| self.towns.get(town))
             .filter(|_| located);
-        adjective.copied().or_else(|| {
-            self.land_stems
-                .iter()
-                .find(|(stem, _)| lower.starts_with(stem.as_str()))
-                .map(|(_, code)| *code)
-        })
+        adjective.copied().or_else(|| land_of_adjective(lower))
     }
+}
+
+/// The Land of a German town named by `value` (any case, umlauts folded or not:
+/// "Leipzig", "frankfurt am main", "Dusseldorf"), for a value that names a place on its
+/// own (a profile's `regions`, a prompt's place after "in"); `None` for unknown or
+/// ambiguous names ("Neustadt").
+pub fn town_land(value: &str) -> Option<&'static str> {
+    places()
+        .towns_folded
+        .get(&fold_name(value))
+        .copied()
+        .flatten()
+}
+
+/// The Land whose adjective `word` is ("bayerische", "sächsischen", "Saxon"), in any case,
+/// umlauts folded or not.
+pub fn land_of_adjective(word: &str) -> Option<&'static str> {
+    let folded = fold_name(word);
+    places()
+        .land_stems
+        .iter()
+        .find(|(stem, _)| folded.starts_with(stem.as_str()))
+        .map(|(_, code)| *code)
 }
 
 #[cfg(test)]
@@ -211,6 +242,18 @@ mod tests {
         // A town named like a word counts only after a location word.
         assert!(lands_in("Essen auf Rädern für Senioren").is_empty());
         assert_eq!(lands_in("Tafel in Essen"), ["DE-NW"]);
+    }
+
+    #[test]
+    fn a_value_that_names_a_town_gives_its_land() {
+        assert_eq!(town_land("Leipzig"), Some("DE-SN"));
+        assert_eq!(town_land("frankfurt am main"), Some("DE-HE"));
+        assert_eq!(town_land("Düsseldorf"), Some("DE-NW"));
+        assert_eq!(town_land("dusseldorf"), Some("DE-NW"));
+        assert_eq!(town_land("Neustadt"), None);
+        assert_eq!(town_land("Atlantis"), None);
+        assert_eq!(land_of_adjective("sachsischen"), Some("DE-SN"));
+        assert_eq!(land_of_adjective("Niedersächsische"), Some("DE-NI"));
     }
 
     #[test]
