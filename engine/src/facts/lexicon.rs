@@ -186,7 +186,7 @@ fn rules() -> &'static [Rule] {
                 &[Founder, Company],
             ),
             (
-                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
+                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer(in|innen|n)?\b|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
                 &[Company],
             ),
             (
@@ -273,6 +273,9 @@ mod tests {
             vec![Company, Founder]
         );
         assert!(applicant_words("Vorhaben").is_empty());
+        // A sector is no applicant; its people are.
+        assert!(applicant_words("Fischerei und Aquakultur").is_empty());
+        assert_eq!(applicant_words("Fischer und Fischerinnen"), vec![Company]);
     }
 
     #[test]
