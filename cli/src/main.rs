@@ -121,6 +121,9 @@ enum Command {
         /// matcher then reads the organisation's Land from its texts.
         #[arg(long)]
         without_regions: bool,
+        /// Leave out every profile's `keywords` (as partners that send only texts).
+        #[arg(long)]
+        without_keywords: bool,
     },
 }
 
@@ -330,6 +333,7 @@ fn run(cli: Cli) -> Result<()> {
             options,
             json,
             without_regions,
+            without_keywords,
         } => cmd::matching::run_eval(
             &data_dir,
             &model,
@@ -338,6 +342,7 @@ fn run(cli: Cli) -> Result<()> {
                 options: cmd::matching::load_options(options.as_deref())?,
                 json,
                 without_regions,
+                without_keywords,
             },
         ),
         Command::Serve(args) => cmd::serve::run(&data_dir, model, args),

@@ -113,6 +113,8 @@ pub struct EvalArgs {
     pub json: bool,
     /// Every profile's `regions` left out.
     pub without_regions: bool,
+    /// Every profile's `keywords` left out.
+    pub without_keywords: bool,
 }
 
 pub fn run_eval(data_dir: &Path, model: &ModelConfig, args: &EvalArgs) -> Result<()> {
@@ -120,10 +122,13 @@ pub fn run_eval(data_dir: &Path, model: &ModelConfig, args: &EvalArgs) -> Result
     let engine = Engine::open(data_dir)?;
     let embedder = Embedder::load(model)?;
     let (mut profiles, qrels) = load_eval(&args.dir)?;
-    if args.without_regions {
-        for p in &mut profiles {
-            if let Some(op) = p.input.organization_profile.as_mut() {
+    for p in &mut profiles {
+        if let Some(op) = p.input.organization_profile.as_mut() {
+            if args.without_regions {
                 op.regions.clear();
+            }
+            if args.without_keywords {
+                op.keywords.clear();
             }
         }
     }
