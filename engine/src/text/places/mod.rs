@@ -11,7 +11,7 @@
 //! "im Chemnitzer Norden"), so that a town named like a common word ("Essen", "Hof",
 //! "Berg") is not read from an ordinary sentence or an organisation's name.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use super::fold_name;
@@ -62,6 +62,9 @@ struct Places {
     towns: HashMap<String, &'static str>,
     /// Folded town name → code; `None` for names that fold alike in several Länder.
     towns_folded: HashMap<String, Option<&'static str>>,
+    /// First words of the names of several words (Land names lower-cased, towns as
+    /// written): only there a phrase longer than one word is looked up.
+    starts: HashSet<String>,
     /// Words in the longest name.
     longest: usize,
 }
@@ -74,6 +77,7 @@ fn places() -> &'static Places {
             land_stems: Vec::new(),
             towns: HashMap::new(),
             towns_folded: HashMap::new(),
+            starts: HashSet::new(),
             longest: 1,
         };
         for line in data_lines(LANDS) {
@@ -84,7 +88,11 @@ fn places() -> &'static Places {
             let key = words(name).join(" ").to_lowercase();
             match kind {
                 "name" => {
-                    p.longest = p.longest.max(words(name).len());
+                    let w = words(name);
+                    p.longest = p.longest.max(w.len());
+                    if w.len() > 1 {
+                        p.starts.insert(w[0].to_lowercase());
+                    }
                     p.land_names.insert(key, code);
                 }
                 "stem" => p.land_stems.push((fold_name(name), code)),
@@ -97,6 +105,9 @@ fn places() -> &'static Places {
                 .expect("de_towns.tsv lines are `town<TAB>code`");
             let key = words(name);
             p.longest = p.longest.max(key.len());
+            if key.len() > 1 {
+                p.starts.insert(key[0].to_string());
+            }
             p.towns.insert(key.join(" "), code);
             p.towns_folded
                 .entry(fold_name(name))
@@ -161,10 +172,18 @@ impl Places {
         lower: &[String],
         located: bool,
     ) -> Option<(&'static str, usize)> {
-        (1..=self.longest.min(tokens.len())).rev().find_map(|n| {
-            let land = self.land_names.get(&lower[..n].join(" "));
-            let town = || self.towns.get(&tokens[..n].join(" ")).filter(|_| located);
-            land.or_else(town).map(|code| (*code, n))
+        let several = self.starts.contains(tokens[0]) || self.starts.contains(&lower[0]);
+        let longest = if several { self.longest } else { 1 };
+        (1..=longest.min(tokens.len())).rev().find_map(|n| {
+            let (land, town) = if n == 1 {
+                (self.land_names.get(&lower[0]), self.towns.get(tokens[0]))
+            } else {
+                (
+                    self.land_names.get(&lower[..n].join(" ")),
+                    self.towns.get(&tokens[..n].join(" ")),
+                )
+            };
+            land.or(town.filter(|_| located)).map(|code| (*code, n))
         })
     }
 
