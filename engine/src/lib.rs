@@ -72,6 +72,31 @@ pub struct Engine {
     region_words: std::collections::HashSet<String>,
 }
 
+/// A folded word ([`text::fold_name`]) of legal form or non-profit status, left out of
+/// the lexical query of matching.
+fn is_status_word(folded: &str) -> bool {
+    const FORMS: &[&str] = &[
+        "e v",
+        "ev",
+        "ggmbh",
+        "gmbh",
+        "mbh",
+        "ug",
+        "ag",
+        "kg",
+        "ohg",
+        "gbr",
+        "eg",
+        "co",
+        "non profit",
+        "nonprofit",
+        "charitable",
+    ];
+    folded.starts_with("gemeinnutzig")
+        || folded.starts_with("eingetragen")
+        || FORMS.contains(&folded)
+}
+
 impl Engine {
     /// Opens the catalogue imported into `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self> {
@@ -171,12 +196,18 @@ impl Engine {
         let q = vectors::normalized(query);
         // Region names are left out of the lexical query: location is the region
         // component's job, and "Sachsen" in a profile must not make every Saxon
-        // programme a keyword match.
+        // programme a keyword match. So are words of legal form and non-profit status
+        // ("gemeinnütziger", "e.V.", "GmbH"): who may apply is the eligibility
+        // component's job, and "gemeinnützig" must not make "… mit gemeinnützigen
+        // Industrieforschungseinrichtungen" the best keyword match of a sports club.
         let lexical_text: String = std::iter::once(profile.query_text.as_str())
             .chain(profile.keywords.iter().map(String::as_str))
             .chain(profile.german_terms.iter().map(String::as_str))
             .flat_map(|t| t.split_whitespace())
-            .filter(|w| !self.region_words.contains(&text::fold_name(w)))
+            .filter(|w| {
+                let folded = text::fold_name(w);
+                !self.region_words.contains(&folded) && !is_status_word(&folded)
+            })
             .collect::<Vec<_>>()
             .join(" ");
         let lexical: std::collections::HashMap<Idx, f32> =

@@ -155,6 +155,9 @@ pub struct ResolvedProfile {
     pub wanted_grant_types: Vec<GrantType>,
     /// The profile speaks of research or development (research calls fit it).
     pub research_oriented: bool,
+    /// The profile speaks of housing ("Wohnungen", "Mieter", "Eigenheim", "housing") or is
+    /// a private person: programmes for residential buildings fit it.
+    pub housing: bool,
     /// Language of the profile's texts (not of the reasons, which `locale` sets).
     pub text_language: Locale,
     /// The profile's needs, each matched on its own: its explicit topic words
@@ -289,6 +292,8 @@ impl MatchInput {
             .filter(|t| !excluded_grant_types.contains(t))
             .collect();
         let research_oriented = research_rule().is_match(&query);
+        let housing = housing_rule().is_match(&query)
+            || applicant_types.contains(&ApplicantType::PrivatePerson);
         let text_language = text_language(&query);
         let german_terms = match text_language {
             Locale::En => crate::glossary::translate(&query)
@@ -329,6 +334,7 @@ impl MatchInput {
             excluded_grant_types,
             wanted_grant_types,
             research_oriented,
+            housing,
             text_language,
             needs,
             need_vectors: Vec::new(),
@@ -564,6 +570,14 @@ fn research_rule() -> &'static regex::Regex {
     R.get_or_init(|| {
         regex::Regex::new(r"(?i)forschung|forschen|entwicklungsprojekt|erprob|modellprojekt|modellvorhaben|pilotprojekt|pilotvorhaben|(?-u:\b)pilot|(?-u:\b)f&e(?-u:\b)|(?-u:\b)fue(?-u:\b)|wissenschaft|(?-u:\b)research|(?-u:\b)r&d(?-u:\b)|scientific|prototyp|(?-u:\b)labor|(?-u:\b)lab(?-u:\b)|institut")
             .expect("valid research rule")
+    })
+}
+
+fn housing_rule() -> &'static regex::Regex {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r"(?i)wohnung|wohnraum|wohngebäude|wohnhaus|wohnhäuser|mieter|vermiet|eigenheim|wohneigentum|einfamilienhaus|mehrfamilienhaus|wohnen|(?-u:\b)housing|apartment|residential|(?-u:\b)homes?(?-u:\b)|(?-u:\b)flats?(?-u:\b)")
+            .expect("valid housing rule")
     })
 }
 

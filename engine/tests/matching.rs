@@ -1864,6 +1864,101 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
     }
 }
 
+/// Words of legal form and non-profit status are no keywords: a profile that says only
+/// what it is ("gemeinnützige gGmbH, eingetragen") finds no programme lexically
+/// (the word "gemeinnützigen" in a title gave a sports club a research programme first),
+/// while a topic word does.
+#[test]
+fn status_words_are_not_matched_lexically() {
+    let engine = two_directions(|cat, g| cat.grants[g as usize].title.contains("gemeinnützig"));
+    let cat = &engine.catalogue;
+    assert!(cat
+        .grants
+        .iter()
+        .any(|g| g.title.contains("gemeinnützigen")));
+    let keyword_sum = |description: &str| -> f32 {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {"description": description}
+        }))
+        .unwrap();
+        let profile = input.resolve(cat).unwrap();
+        rank_two(&engine, &profile)
+            .iter()
+            .map(|m| m.components.keyword)
+            .sum()
+    };
+    assert_eq!(keyword_sum("Gemeinnützige gGmbH, eingetragen."), 0.0);
+    assert!(keyword_sum("Gemeinnütziger Verein für Industrieforschung.") > 0.0);
+}
+
+/// A programme for residential buildings or housing ("Wohngebäude", "Mietwohnraum") is a
+/// misfit for an organisation that is not about housing — a Verein renovating its
+/// clubhouse: its total weighs `KIND_MISFIT_FACTOR` of the weighted mean and its score
+/// stays below `very_suitable`; for a housing cooperative it is the weighted mean itself.
+#[test]
+fn a_residential_programme_weighs_less_for_an_organisation_not_about_housing() {
+    let engine = two_directions(|cat, g| cat.facts(g).residential);
+    let cat = &engine.catalogue;
+    let residential = |g: Idx| cat.facts(g).residential;
+    assert!(cat
+        .grants
+        .iter()
+        .any(|g| g.title.contains("Nichtwohngebäude")));
+    for (g, grant) in cat.grants.iter().enumerate() {
+        if grant.title.contains("Nichtwohngebäude") {
+            assert!(!residential(g as Idx), "{}", grant.title);
+        }
+    }
+    let w = MatchWeights::default();
+    let weighted = |m: &Match| w.mean(&m.components);
+    for (description, housing) in [
+        (
+            "Sportverein mit 600 Mitgliedern; wir wollen unser Vereinsheim energetisch sanieren.",
+            false,
+        ),
+        (
+            "Wohnungsgenossenschaft mit 800 Mietwohnungen; wir wollen unsere Wohngebäude energetisch sanieren.",
+            true,
+        ),
+    ] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {"description": description}
+        }))
+        .unwrap();
+        let profile = input.resolve(cat).unwrap();
+        assert_eq!(profile.housing, housing, "{description}");
+        let matches = rank_two(&engine, &profile);
+        assert!(
+            matches.iter().any(|m| residential(m.grant)),
+            "{description}: no residential programme among the results"
+        );
+        for m in &matches {
+            if !residential(m.grant) || cat.facts(m.grant).kind.value
+                == grantmatch_engine::facts::ProgrammeKind::ResearchCall
+            {
+                continue;
+            }
+            let factor = if housing {
+                1.0
+            } else {
+                matching::KIND_MISFIT_FACTOR
+            };
+            assert!(
+                (m.total - factor * weighted(m)).abs() < 1e-5,
+                "{description}: {} total {} weighted {}",
+                cat.grants[m.grant as usize].slug,
+                m.total,
+                weighted(m)
+            );
+            if !housing {
+                assert!(m.relevance_score <= matching::NOT_EXCELLENT_CAP);
+            }
+        }
+    }
+}
+
 /// A company of 1,300 employees fails the applicant check of a programme for SMEs only,
 /// with a reason that says so; the same company with 40 employees does not.
 #[test]

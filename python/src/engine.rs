@@ -228,6 +228,8 @@ pub fn match_value(engine: &Engine, m: &Match, explain: bool) -> Value {
             "deadline": f32_clean(c.deadline),
             "budget": f32_clean(c.budget),
         });
+        // The weighted mean the score is calibrated from, after the kind-misfit factor.
+        v["total"] = json!(f32_clean(m.total));
         v["matched_keywords"] = json!(m.matched_keywords);
     }
     v
@@ -628,8 +630,11 @@ impl PyEngine {
     ///         server's weights).
     ///     calibration: `Calibration` or a dict (default: the server's).
     ///     explain: add `components` (each score component in [0, 1]: cosine, semantic,
-    ///         keyword, region, target_group, eligibility, deadline, budget) and
-    ///         `matched_keywords` to every match.
+    ///         keyword, region, target_group, eligibility, deadline, budget), `total`
+    ///         (their weighted mean, × 0.85 for a programme kind that does not suit the
+    ///         profile: a research call for an organisation that does no research, a
+    ///         residential programme for one not about housing) and `matched_keywords` to
+    ///         every match.
     ///     today: the day deadlines are checked against (`datetime.date` or
     ///         `"YYYY-MM-DD"`; default today, UTC).
     ///     options: every option in one dict, the format of the CLI's `--options` and

@@ -122,9 +122,12 @@ pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
         let next_space = bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
         if end_mark && next_space {
             // "z. B." and "bzw." are not sentence ends: require a longer previous word.
+            // After the last whitespace character, which may be wider than one byte
+            // (U+2008 PUNCTUATION SPACE, a no-break space).
             let word_start = text[..i]
-                .rfind(|c: char| c.is_whitespace())
-                .map_or(0, |p| p + 1);
+                .char_indices()
+                .rfind(|(_, c)| c.is_whitespace())
+                .map_or(0, |(p, c)| p + c.len_utf8());
             let word = &text[word_start..i];
             if b == b'.'
                 && (word.chars().count() <= 2
@@ -339,6 +342,17 @@ mod tests {
         assert!(title("Förderung für Investitionen in Unternehmen").is_empty());
         assert!(title("Förderung von Vereinen").is_empty());
         assert!(title("Heizungsförderung – Nichtwohngebäude").is_empty());
+    }
+
+    /// Whitespace wider than one byte before a full stop does not split a character.
+    #[test]
+    fn sentences_split_after_wide_whitespace() {
+        let text = "Wir sind\u{2008}hier. Wir\u{a0}bleiben. Ende";
+        let got: Vec<&str> = sentences(text).collect();
+        assert_eq!(
+            got,
+            vec!["Wir sind\u{2008}hier.", "Wir\u{a0}bleiben.", "Ende"]
+        );
     }
 
     /// A sentence whose subject is the applicant, when no sentence addresses one.

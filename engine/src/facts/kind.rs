@@ -186,6 +186,19 @@ pub fn kind(grant: &Grant) -> Read<ProgrammeKind> {
     }
 }
 
+/// The title names residential buildings or housing: "Wohngebäude", "Wohnraum",
+/// "Mietwohnungen", "Wohneigentum", "Eigenheim", "Wohnungsbau", "Wohnen"; not when it
+/// also names "Nichtwohngebäude".
+pub fn residential(grant: &Grant) -> bool {
+    static R: OnceLock<Regex> = OnceLock::new();
+    let rx = R.get_or_init(|| {
+        re(r"wohngebäud|wohnraum|wohnungsbau|wohnungswesen|wohneigentum|eigenwohn|eigenheim|mietwohn|wohnungen\b|wohnheim|\bwohnen\b")
+    });
+    let title = grant.title.to_lowercase();
+    // "Wohngebäude/Nichtwohngebäude" is for every building.
+    !title.contains("nichtwohn") && rx.is_match(&title)
+}
+
 fn sme_rule() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {

@@ -62,6 +62,10 @@ pub struct GrantFacts {
     pub sme_only: Option<Fact<bool>>,
     /// `Some(true)`: only non-profit applicants.
     pub non_profit_only: Option<Fact<bool>>,
+    /// The title names residential buildings or housing ("Wohngebäude", "Mietwohnraum",
+    /// "Wohneigentum"; not "Nichtwohngebäude"): a programme for homes, which suits an
+    /// organisation only when it is about housing.
+    pub residential: bool,
     /// Source of the grant areas and target groups of the record.
     pub labels: Source,
     /// Nearest labelled programmes (slugs) when `labels` is `derived`.
@@ -192,6 +196,7 @@ fn facts_of(
         },
         sme_only: kind::sme_only(grant).map(read),
         non_profit_only,
+        residential: kind::residential(grant),
         applicants,
         labels: if own {
             Source::Labelled

@@ -71,11 +71,16 @@ pub fn too_large_for(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> bool {
 /// 0.500 / 0.497 (1.0: 0.502 / 0.478); see the README.
 pub const KIND_MISFIT_FACTOR: f32 = 0.85;
 
-/// Fit of the programme kind: research calls suit organisations that do research;
-/// other kinds are neutral.
+/// Fit of the programme kind: research calls suit organisations that do research, and
+/// programmes for residential buildings or housing suit profiles that speak of housing
+/// (or private persons); other kinds are neutral.
 fn kind_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> f32 {
     use crate::facts::ApplicantType::{ResearchInstitution, University};
-    if cat.facts(g).kind.value != ProgrammeKind::ResearchCall {
+    let facts = cat.facts(g);
+    if facts.residential && !p.housing {
+        return 0.15;
+    }
+    if facts.kind.value != ProgrammeKind::ResearchCall {
         return 0.6;
     }
     let researcher = p.research_oriented
