@@ -158,6 +158,10 @@ pub struct ResolvedProfile {
     /// The profile speaks of housing ("Wohnungen", "Mieter", "Eigenheim", "housing") or is
     /// a private person: programmes for residential buildings fit it.
     pub housing: bool,
+    /// The profile speaks of a university or research institution, a spin-off or academic
+    /// founders ("Ausgründung", "Doktoranden", "TU Dortmund", "spin-off"): a founding team
+    /// that programmes for founders through their institution may serve.
+    pub academic: bool,
     /// Language of the profile's texts (not of the reasons, which `locale` sets).
     pub text_language: Locale,
     /// The profile's needs, each matched on its own: its explicit topic words
@@ -294,6 +298,7 @@ impl MatchInput {
         let research_oriented = research_rule().is_match(&query);
         let housing = housing_rule().is_match(&query)
             || applicant_types.contains(&ApplicantType::PrivatePerson);
+        let academic = academic_rule().is_match(&query);
         let text_language = text_language(&query);
         let german_terms = match text_language {
             Locale::En => crate::glossary::translate(&query)
@@ -335,6 +340,7 @@ impl MatchInput {
             wanted_grant_types,
             research_oriented,
             housing,
+            academic,
             text_language,
             needs,
             need_vectors: Vec::new(),
@@ -570,6 +576,14 @@ fn research_rule() -> &'static regex::Regex {
     R.get_or_init(|| {
         regex::Regex::new(r"(?i)forschung|forschen|entwicklungsprojekt|erprob|modellprojekt|modellvorhaben|pilotprojekt|pilotvorhaben|(?-u:\b)pilot|(?-u:\b)f&e(?-u:\b)|(?-u:\b)fue(?-u:\b)|wissenschaft|(?-u:\b)research|(?-u:\b)r&d(?-u:\b)|scientific|prototyp|(?-u:\b)labor|(?-u:\b)lab(?-u:\b)|institut")
             .expect("valid research rule")
+    })
+}
+
+fn academic_rule() -> &'static regex::Regex {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r"(?i)hochschul|universität|(?-u:\b)uni(?-u:\b)|(?-i:(?-u:\b)(TU|FH|HAW|KIT|RWTH|LMU)(?-u:\b))|universit(y|ies)|forschungseinrichtung|forschungsinstitut|research (institute|institution|centre|center)|ausgründung|spin-?offs?(?-u:\b)|promoviert|promovierend|doktorand|doctoral|(?-u:\b)ph\.?d(?-u:\b)|absolvent|(?-u:\b)graduates?(?-u:\b)|wissenschaftliche[rn]? mitarbeiter")
+            .expect("valid academic rule")
     })
 }
 

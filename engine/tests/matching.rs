@@ -1959,6 +1959,66 @@ fn a_residential_programme_weighs_less_for_an_organisation_not_about_housing() {
     }
 }
 
+/// An academic founding team (a spin-off at a university) is no applicant of a programme
+/// through which universities apply for their founding teams (EXIST-Gründungsstipendium),
+/// but the programme is for it: the applicant check is `unknown`, not `fail`, and the
+/// reason says who applies. A founding team with no academic tie fails the check.
+#[test]
+fn an_academic_founding_team_is_served_by_programmes_its_university_applies_for() {
+    use grantmatch_engine::facts::{ApplicantType, Source};
+    let for_teams = |cat: &Catalogue, g: Idx| {
+        let f = cat.facts(g);
+        f.founding_teams_via_institution
+            && f.applicants.as_ref().is_some_and(|a| {
+                a.source != Source::Derived && !a.value.contains(&ApplicantType::Founder)
+            })
+    };
+    let engine = two_directions(for_teams);
+    let cat = &engine.catalogue;
+    let exist = (0..cat.grants.len() as Idx)
+        .find(|&g| cat.grants[g as usize].slug == "exist-gruendungsstipendium")
+        .expect("EXIST-Gründungsstipendium in the catalogue");
+    assert!(for_teams(cat, exist));
+    for (description, academic) in [
+        (
+            "Wir sind ein Gründungsteam aus zwei Doktoranden der TU Dresden und planen die \
+             Ausgründung einer GmbH für Batteriediagnostik.",
+            true,
+        ),
+        (
+            "Wir sind ein Gründungsteam aus zwei Kfz-Meistern und planen die Gründung einer \
+             GmbH für Batteriediagnostik.",
+            false,
+        ),
+    ] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {"description": description, "eligible_entities": ["Start-up"]}
+        }))
+        .unwrap();
+        let profile = input.resolve(cat).unwrap();
+        assert_eq!(profile.academic, academic, "{description}");
+        assert!(profile.applicant_types.contains(&ApplicantType::Founder));
+        let matches = rank_two(&engine, &profile);
+        let m = matches
+            .iter()
+            .find(|m| for_teams(cat, m.grant))
+            .expect("a programme for founding teams among the results");
+        if academic {
+            assert_eq!(m.checks.applicant, Check::Unknown);
+            assert!(
+                m.match_reason
+                    .contains("stellt die Hochschule oder Forschungseinrichtung den Antrag"),
+                "{}",
+                m.match_reason
+            );
+        } else {
+            assert_eq!(m.checks.applicant, Check::Fail);
+            assert!(m.relevance_score <= matching::FAILED_CHECK_CAP);
+        }
+    }
+}
+
 /// A company of 1,300 employees fails the applicant check of a programme for SMEs only,
 /// with a reason that says so; the same company with 40 employees does not.
 #[test]

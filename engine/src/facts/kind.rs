@@ -199,6 +199,22 @@ pub fn residential(grant: &Grant) -> bool {
     !title.contains("nichtwohn") && rx.is_match(&title)
 }
 
+/// The programme funds founding teams through their university or research institution:
+/// the institution applies, the team is supported ("Wenn Sie als Hochschule oder
+/// Forschungseinrichtung innovative Gründungsprojekte unterstützen", "unterstützt
+/// Hochschulen und Forschungseinrichtungen bei der Begleitung von Gründungsteams").
+/// Read from the short description and description.
+pub fn founding_teams_via_institution(grant: &Grant) -> bool {
+    static R: OnceLock<Regex> = OnceLock::new();
+    let rx = R.get_or_init(|| {
+        re(r"\b(hochschulen?|forschungseinrichtung(en)?)\b[^.]{0,120}?\b(aus)?gründungs(vorhaben|projekte?|teams?|ideen)\b")
+    });
+    [&grant.short_description, &grant.description]
+        .into_iter()
+        .flatten()
+        .any(|t| rx.is_match(&t.to_lowercase()))
+}
+
 fn sme_rule() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
@@ -300,6 +316,27 @@ mod tests {
         assert_eq!(kind(&g).value, ProgrammeKind::InvestmentGrant);
         let g = subsidy("Verbundforschung Photonik", "Gefördert werden Vorhaben.");
         assert_eq!(kind(&g).value, ProgrammeKind::ResearchCall);
+    }
+
+    #[test]
+    fn founding_teams_supported_by_their_institution() {
+        let via = |short: &str| founding_teams_via_institution(&subsidy("Programm", short));
+        assert!(via("Wenn Sie als Hochschule oder Forschungseinrichtung anspruchsvolle, \
+                     innovative Gründungsprojekte unterstützen, können Sie einen Zuschuss erhalten."));
+        assert!(via(
+            "Das Ministerium unterstützt Hochschulen und Forschungseinrichtungen bei der \
+                     Begleitung von Gründungsteams."
+        ));
+        assert!(via(
+            "Wenn Sie als Hochschule forschungsbasierte Ausgründungsvorhaben unterstützen, \
+                     erhalten Sie einen Zuschuss."
+        ));
+        assert!(!via(
+            "Wenn Sie als Hochschule Forschungsprojekte durchführen, erhalten Sie einen Zuschuss."
+        ));
+        assert!(!via(
+            "Wenn Sie als Hochschule Studierende beraten. Gründungsteams erhalten Coaching."
+        ));
     }
 
     #[test]

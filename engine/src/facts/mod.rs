@@ -66,6 +66,10 @@ pub struct GrantFacts {
     /// "Wohneigentum"; not "Nichtwohngebäude"): a programme for homes, which suits an
     /// organisation only when it is about housing.
     pub residential: bool,
+    /// A university or research institution applies for the founding teams it supports
+    /// (EXIST-Gründungsstipendium): a programme for academic founders, though they are
+    /// not its applicants.
+    pub founding_teams_via_institution: bool,
     /// Source of the grant areas and target groups of the record.
     pub labels: Source,
     /// Nearest labelled programmes (slugs) when `labels` is `derived`.
@@ -197,6 +201,7 @@ fn facts_of(
         sme_only: kind::sme_only(grant).map(read),
         non_profit_only,
         residential: kind::residential(grant),
+        founding_teams_via_institution: kind::founding_teams_via_institution(grant),
         applicants,
         labels: if own {
             Source::Labelled

@@ -207,6 +207,15 @@ fn applicant_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> 
             format!("only for small and medium-sized enterprises (SMEs), you have {n} employees")
         });
     }
+    if m.checks.applicant == Check::Unknown
+        && super::score::founding_team_via_institution(cat, p, m.grant)
+    {
+        return Some(if de {
+            "laut Programmtext stellt die Hochschule oder Forschungseinrichtung den Antrag für Gründungsteams wie Ihres"
+        } else {
+            "according to the programme text, the university or research institution applies on behalf of founding teams like yours"
+        }.to_string());
+    }
     let fact = cat
         .facts(m.grant)
         .applicants

@@ -29,12 +29,25 @@ pub fn applicant_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (Check, f3
         return (Check::Unknown, 0.5);
     };
     let fits = p.applicant_types.iter().any(|t| fact.value.contains(t));
+    if !fits && founding_team_via_institution(cat, p, g) {
+        return (Check::Unknown, 0.85);
+    }
     match (fits, fact.source) {
         (true, Source::Derived) => (Check::Unknown, 0.7),
         (false, Source::Derived) => (Check::Unknown, 0.3),
         (true, _) => (Check::Pass, 1.0),
         (false, _) => (Check::Fail, 0.0),
     }
+}
+
+/// An academic founding team (founder type, a university or spin-off named) and a
+/// programme through which its university or research institution applies for founding
+/// teams: not the team's own application, but a programme for it.
+pub fn founding_team_via_institution(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> bool {
+    p.academic
+        && p.applicant_types
+            .contains(&crate::facts::ApplicantType::Founder)
+        && cat.facts(g).founding_teams_via_institution
 }
 
 /// Head count from which an organisation is no SME (the EU definition: fewer than 250
