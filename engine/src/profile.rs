@@ -129,7 +129,9 @@ pub struct ResolvedProfile {
     pub organization_id: String,
     /// The text embedded as the query.
     pub query_text: String,
-    /// Explicit topic words: keywords, unresolved target-group names, project title.
+    /// Explicit topic words: keywords, unresolved target-group names, project title; for a
+    /// German profile without keywords also the glossary's topic terms found in its texts
+    /// ([`crate::glossary::topics_de`], at most [`READ_TOPICS`]).
     pub keywords: Vec<String>,
     pub regions: Vec<Idx>,
     /// For a profile without `regions`: the Länder its texts place the organisation in
@@ -176,6 +178,9 @@ pub struct ResolvedProfile {
     /// programme texts. Empty for German profiles.
     pub german_terms: Vec<String>,
 }
+
+/// Most topic words read from the texts of a profile that names no keywords.
+pub const READ_TOPICS: usize = 8;
 
 /// Most needs read from one profile.
 pub const MAX_NEEDS: usize = 12;
@@ -279,7 +284,7 @@ impl MatchInput {
         if applicant_types.is_empty() {
             applicant_types = applicant_types_in_texts(p, description);
         }
-        let (keywords, target_groups) = self.topic_words(cat, p);
+        let (mut keywords, target_groups) = self.topic_words(cat, p);
         let locale = profile_locale(p)?;
         let query = self.query_text(p, description);
         let located_regions = if regions.is_empty() {
@@ -300,6 +305,15 @@ impl MatchInput {
             || applicant_types.contains(&ApplicantType::PrivatePerson);
         let academic = academic_rule().is_match(&query);
         let text_language = text_language(&query);
+        // A German profile without keywords gets the glossary's topic terms found in its
+        // texts (an English one has its German glossary terms already).
+        if p.keywords.is_empty() && text_language == Locale::De {
+            for t in crate::glossary::topics_de(&query, READ_TOPICS) {
+                if !keywords.iter().any(|k| k.eq_ignore_ascii_case(t)) {
+                    keywords.push(t.to_string());
+                }
+            }
+        }
         let german_terms = match text_language {
             Locale::En => crate::glossary::translate(&query)
                 .into_iter()

@@ -158,7 +158,7 @@ pub fn fold(s: &str) -> String {
     out
 }
 
-fn normalize_token(word: &str) -> Option<String> {
+pub(crate) fn normalize_token(word: &str) -> Option<String> {
     let lower = word.to_lowercase();
     if lower.chars().count() < 2 || STOP_WORDS.contains(&lower.as_str()) {
         return None;

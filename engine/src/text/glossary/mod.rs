@@ -15,6 +15,10 @@ const SOURCE: &str = include_str!("en_de.tsv");
 struct Glossary {
     /// Folded English phrase (words joined by one space) → German terms.
     phrases: HashMap<String, Vec<&'static str>>,
+    /// The German terms of the topical phrases (the lines below the file's "topic
+    /// phrases" marker; not instruments or applicant words), each with its analysed terms
+    /// ([`crate::text::analyze`]).
+    topics_de: Vec<(&'static str, Vec<String>)>,
     /// Words in the longest phrase.
     longest: usize,
 }
@@ -23,9 +27,14 @@ fn glossary() -> &'static Glossary {
     static GLOSSARY: OnceLock<Glossary> = OnceLock::new();
     GLOSSARY.get_or_init(|| {
         let mut phrases = HashMap::new();
+        let mut topics_de: Vec<(&'static str, Vec<String>)> = Vec::new();
+        let mut topical = false;
         let mut longest = 1;
         for line in SOURCE.lines() {
             let line = line.trim_end();
+            if line.starts_with("# ---- topic phrases") {
+                topical = true;
+            }
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
@@ -34,6 +43,14 @@ fn glossary() -> &'static Glossary {
                 .expect("glossary lines are `english<TAB>deutsch|deutsch`");
             let key = words(en);
             longest = longest.max(key.len());
+            if topical {
+                for t in de.split('|').map(str::trim) {
+                    let terms = crate::text::analyze(t);
+                    if !terms.is_empty() && !topics_de.iter().any(|(d, _)| *d == t) {
+                        topics_de.push((t, terms));
+                    }
+                }
+            }
             // Phrases that fold alike ("grant", "grants") share their terms.
             let terms: &mut Vec<&str> = phrases.entry(key.join(" ")).or_default();
             for t in de.split('|').map(str::trim) {
@@ -42,7 +59,11 @@ fn glossary() -> &'static Glossary {
                 }
             }
         }
-        Glossary { phrases, longest }
+        Glossary {
+            phrases,
+            topics_de,
+            longest,
+        }
     })
 }
 
@@ -93,6 +114,53 @@ pub fn translate(text: &str) -> Vec<&'static str> {
     out
 }
 
+/// The topic words of a German text that names none: the German terms of the
+/// glossary's topical phrases found in it (by analysed terms, in a row), in order of
+/// appearance, one per stem family ("Digitalisierung", not also "digital"), at least
+/// four letters, at most `limit`.
+pub fn topics_de(text: &str, limit: usize) -> Vec<&'static str> {
+    let g = glossary();
+    // The analysed terms of the text, each with whether its word was capitalised: a
+    // glossary noun of one short stem needs a capitalised word ("Sucht", not the verb
+    // "sucht"); longer stems are read from adjectives and verbs too ("landwirtschaftlichen
+    // Betrieb" is about "Landwirtschaft").
+    let (terms, capitalised): (Vec<String>, Vec<bool>) = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter_map(|w| {
+            let t = crate::text::normalize_token(w)?;
+            Some((t, w.chars().next().is_some_and(char::is_uppercase)))
+        })
+        .unzip();
+    let noun = |de: &str, seq: &[String]| {
+        de.chars().next().is_some_and(char::is_uppercase)
+            && seq.len() == 1
+            && seq[0].chars().count() <= 5
+    };
+    let mut found: Vec<(usize, &'static str)> = Vec::new();
+    for (de, seq) in &g.topics_de {
+        let at = terms.windows(seq.len()).enumerate().position(|(i, w)| {
+            w == seq.as_slice()
+                && (!noun(de, seq) || capitalised[i..i + seq.len()].iter().any(|&c| c))
+        });
+        if let Some(pos) = at {
+            found.push((pos, de));
+        }
+    }
+    // A longer term first where two start at the same word.
+    found.sort_by_key(|(pos, de)| (*pos, std::cmp::Reverse(de.len())));
+    // One word per stem family: "Digitalisierung" and "digital", "Jugendliche" and
+    // "Jugend" share their first five letters.
+    let family = |t: &str| -> String { t.to_lowercase().chars().take(5).collect() };
+    let mut out: Vec<&'static str> = Vec::new();
+    for (_, t) in found {
+        if t.chars().count() >= 4 && !out.iter().any(|o| family(o) == family(t)) {
+            out.push(t);
+        }
+    }
+    out.truncate(limit);
+    out
+}
+
 /// Weight of the German terms' embedding next to an English text (matching's default
 /// `glossary_weight` and qualification's topic): chosen on the tuning halves.
 pub const GERMAN_TERMS_WEIGHT: f32 = 1.0;
@@ -140,6 +208,34 @@ mod tests {
         assert!(translate("Lorem ipsum dolor").is_empty());
         let t = translate("export, exports and export");
         assert_eq!(t, vec!["Export", "Außenwirtschaft"]);
+    }
+
+    #[test]
+    fn topics_of_a_german_text_are_topical_terms_in_order() {
+        let t = topics_de(
+            "Wir sind ein Sportverein mit 48 Beschäftigten und wollen eine Wärmepumpe und \
+             Photovoltaik für das Vereinsheim; außerdem Digitalisierung und digitale Kurse.",
+            8,
+        );
+        assert_eq!(
+            t,
+            vec![
+                "Beschäftigte",
+                "Wärmepumpe",
+                "Photovoltaik",
+                "Vereinsheim",
+                "Digitalisierung"
+            ]
+        );
+        // Instruments and applicants are no topics; the limit holds.
+        assert!(topics_de("Ein Verein sucht einen Zuschuss oder ein Darlehen.", 8).is_empty());
+        assert_eq!(topics_de("Wärmepumpe, Photovoltaik, Dämmung", 2).len(), 2);
+        // A noun needs its capital: the verb "sucht" is no "Sucht" (addiction).
+        assert!(topics_de("Der Verein sucht Helfer.", 8).is_empty());
+        assert_eq!(
+            topics_de("Beratung bei Sucht", 8),
+            vec!["Beratung", "Sucht"]
+        );
     }
 
     #[test]
