@@ -284,6 +284,15 @@ impl MatchInput {
         if applicant_types.is_empty() {
             applicant_types = applicant_types_in_texts(p, description);
         }
+        // A Kommune that runs its own enterprise ("mit unserem Eigenbetrieb Kreisverkehr",
+        // "unsere Stadtwerke") may apply as that company too: a programme for transport
+        // companies serves a Landkreis that operates its buses itself.
+        if applicant_types.contains(&ApplicantType::Municipality)
+            && !applicant_types.contains(&ApplicantType::Company)
+            && own_enterprise_rule().is_match(description)
+        {
+            applicant_types.push(ApplicantType::Company);
+        }
         let (mut keywords, target_groups) = self.topic_words(cat, p);
         let locale = profile_locale(p)?;
         let query = self.query_text(p, description);
@@ -590,6 +599,14 @@ fn research_rule() -> &'static regex::Regex {
     R.get_or_init(|| {
         regex::Regex::new(r"(?i)forschung|forschen|entwicklungsprojekt|erprob|modellprojekt|modellvorhaben|pilotprojekt|pilotvorhaben|(?-u:\b)pilot|(?-u:\b)f&e(?-u:\b)|(?-u:\b)fue(?-u:\b)|wissenschaft|(?-u:\b)research|(?-u:\b)r&d(?-u:\b)|scientific|prototyp|(?-u:\b)labor|(?-u:\b)lab(?-u:\b)|institut")
             .expect("valid research rule")
+    })
+}
+
+fn own_enterprise_rule() -> &'static regex::Regex {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r"(?i)eigenbetrieb|(unser(e|em|en|er)?|eigene[nmr]?) (kommunale[nmrs]? (unternehmen|gesellschaft)|stadtwerke|verkehrsbetrieb|verkehrsunternehmen)|(?-u:\b)our (own )?(municipal (utility|company|enterprise)|utility|utilities|transport company)")
+            .expect("valid own-enterprise rule")
     })
 }
 

@@ -2019,6 +2019,38 @@ fn an_academic_founding_team_is_served_by_programmes_its_university_applies_for(
     }
 }
 
+/// A Kommune that runs its own enterprise ("mit unserem Eigenbetrieb Kreisverkehr") may
+/// also apply as a company; one that speaks of the companies in its area does not.
+#[test]
+fn a_kommune_with_its_own_enterprise_is_also_a_company() {
+    use grantmatch_engine::facts::ApplicantType::{Company, Municipality};
+    let cat = &real().catalogue;
+    for (description, company) in [
+        (
+            "Wir betreiben den Busverkehr mit unserem Eigenbetrieb Kreisverkehr selbst.",
+            true,
+        ),
+        ("Unsere Stadtwerke wollen Ladepunkte bauen.", true),
+        (
+            "Wir wollen unsere Unternehmen im Gewerbegebiet bei der Digitalisierung unterstützen.",
+            false,
+        ),
+    ] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {"name": "Landkreis Musterland", "description": description}
+        }))
+        .unwrap();
+        let types = input.resolve(cat).unwrap().applicant_types;
+        assert!(types.contains(&Municipality), "{description}: {types:?}");
+        assert_eq!(
+            types.contains(&Company),
+            company,
+            "{description}: {types:?}"
+        );
+    }
+}
+
 /// A company of 1,300 employees fails the applicant check of a programme for SMEs only,
 /// with a reason that says so; the same company with 40 employees does not.
 #[test]
