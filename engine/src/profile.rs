@@ -538,10 +538,14 @@ fn resolve_entities(cat: &Catalogue, values: &[String]) -> Result<(Vec<Idx>, Vec
             let code = &cat.eligible_entities[e as usize].code;
             let mut ts: Vec<ApplicantType> =
                 ApplicantType::of_entity_code(code).into_iter().collect();
+            let mut es = vec![e];
+            // A gGmbH is a GmbH with non-profit status: it may apply where a GmbH may
+            // (the Förderdatenbank lists "Unternehmen" as the legal forms, never gGmbH).
             if code == "ggmbh" {
                 ts.push(ApplicantType::Company);
+                es.extend(cat.find_entity("gmbh"));
             }
-            (vec![e], ts)
+            (es, ts)
         } else if let Some(t) = ApplicantType::parse(v) {
             let ts = if t == ApplicantType::Founder {
                 vec![ApplicantType::Founder, ApplicantType::Company]

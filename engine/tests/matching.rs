@@ -2051,6 +2051,58 @@ fn a_kommune_with_its_own_enterprise_is_also_a_company() {
     }
 }
 
+/// A gGmbH is a GmbH: `eligible_entities: ["gGmbH"]` keeps the programmes whose stated
+/// legal forms include GmbH (the Förderdatenbank never lists gGmbH), and still drops those
+/// for Kommunen only.
+#[test]
+fn a_ggmbh_may_apply_where_a_gmbh_may() {
+    let cat = &real().catalogue;
+    let input = MatchInput::from_value(json!({
+        "organization_id": "org",
+        "organization_profile": {"description": "Sozialer Träger.", "eligible_entities": ["gGmbH"]}
+    }))
+    .unwrap();
+    let profile = input.resolve(cat).unwrap();
+    let gmbh = cat.find_entity("GmbH").unwrap();
+    let labelled = |g: Idx| cat.grants[g as usize].classification.as_deref() == Some("labelled");
+    let with = |code: &str, g: Idx| {
+        cat.grant_entities(g)
+            .iter()
+            .any(|&e| cat.eligible_entities[e as usize].code == code)
+    };
+    let today = date("2026-01-01");
+    let open_to_gmbh = (0..cat.grants.len() as Idx)
+        .filter(|&g| labelled(g) && with("gmbh", g) && !with("ggmbh", g))
+        .collect::<Vec<_>>();
+    assert!(open_to_gmbh.len() > 100);
+    assert!(cat.grant_entities(open_to_gmbh[0]).contains(&gmbh));
+    for &g in &open_to_gmbh {
+        let grant = &cat.grants[g as usize];
+        if grant.end_date.is_none_or(|d| d >= today) || grant.ongoing_grant {
+            assert!(
+                matching::passes_filters(cat, &profile, g, today),
+                "{}",
+                grant.slug
+            );
+        }
+    }
+    let kommune_only = (0..cat.grants.len() as Idx)
+        .find(|&g| {
+            let es = cat.grant_entities(g);
+            labelled(g)
+                && es.len() == 1
+                && with("kommune", g)
+                && cat.grants[g as usize].ongoing_grant
+        })
+        .expect("a programme for Kommunen only");
+    assert!(!matching::passes_filters(
+        cat,
+        &profile,
+        kommune_only,
+        today
+    ));
+}
+
 /// A company of 1,300 employees fails the applicant check of a programme for SMEs only,
 /// with a reason that says so; the same company with 40 employees does not.
 #[test]
