@@ -268,11 +268,18 @@ fn resolve_spelled(
         want(&f.areas, cat.grant_areas.len()),
         "{body}"
     );
-    assert_eq!(
-        p.eligible_entities,
-        want(&f.entities, cat.eligible_entities.len()),
-        "{body}"
-    );
+    // A gGmbH is also a GmbH (it may apply where a GmbH may): GmbH follows it.
+    let code = |e: Idx| cat.eligible_entities[e as usize].code.as_str();
+    let mut entities: Vec<Idx> = Vec::new();
+    for e in want(&f.entities, cat.eligible_entities.len()) {
+        let implied = (code(e) == "ggmbh").then(|| cat.find_entity("gmbh").unwrap());
+        for e in std::iter::once(e).chain(implied) {
+            if !entities.contains(&e) {
+                entities.push(e);
+            }
+        }
+    }
+    assert_eq!(p.eligible_entities, entities, "{body}");
     p
 }
 

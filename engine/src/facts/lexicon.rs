@@ -180,21 +180,21 @@ fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
         let table: &[(&str, &'static [ApplicantType])] = &[
-            (r"\bggmbh\b|gemeinnützige gmbh", &[Association, Company]),
+            (r"\bggmbh\b|\bgug\b|gemeinnützige (gmbh|ug)\b", &[Association, Company]),
             (
                 r"existenzgründ|gründer|gründungswillig|gründungsteam|start-?ups?\b|jungunternehm|junge[ns]? unternehm|neu ?gegründet|neugründung|\bfounders?\b|\bnew business|\byoung compan|newly founded",
                 &[Founder, Company],
             ),
             (
-                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer(in|innen|n)?\b|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
+                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer(in|innen|n)?\b|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bcooperatives?\b|sole (proprietor|trader)|\bltd\b|\bllc\b|\binc\b|\bkgaa\b|baugesellschaft|tierarzt|arztpraxis|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
                 &[Company],
             ),
             (
-                r"verein(e|en|s)?\b|vereins|(^|[^k])verband|(^|[^k])verbände|vereinigung|\be\. ?v\.|träger der freien|freie träger|freien trägern?|wohlfahrt|initiative|stiftung|nichtregierungsorganisation|\bngos?\b|organisationen|gemeinnützige organisation|kirche|religionsgemeinschaft|sportbund|\bassociation|\bclub|\bcharit|non-?profit organi[sz]ation|\bfoundation|\bnon-governmental",
+                r"verein(e|en|s)?\b|vereins|(^|[^k])verband|(^|[^k])verbände|vereinigung|\be\. ?v\.|träger der freien|freie[nr]? träger|wohlfahrt|initiative|stiftung|nichtregierungsorganisation|\bngos?\b|organisationen|gemeinnützige organisation|kirche|kirchlich|religionsgemeinschaft|pfarrgemeinde|sportbund|\bassociation|\bclub|\bcharit|\bnon-?profits?\b|\bfoundation|\bnon-governmental|\bchurch|religious (organi[sz]ation|communit|bod)",
                 &[Association],
             ),
             (
-                r"kommun|zweckverb|gemeinde|städte\b|städten\b|\bstadt\b|\bstädte|stadt-|landkreis|\bkreise?\b|zweckverb|gebietskörperschaft|\bbezirk|\bmunicipal|\bcit(y|ies)\b|\bdistricts?\b|local authorit",
+                r"kommun|zweckverb|(^|[^n])gemeinde|städte\b|städten\b|\bstadt\b|\bstädte|stadt-|landkreis|\bkreise?\b|zweckverb|gebietskörperschaft|\bbezirk|\bmunicipal|\bcit(y|ies)\b|\btowns?\b|\bcount(y|ies)\b|\bdistricts?\b|local authorit",
                 &[Municipality],
             ),
             (
@@ -210,7 +210,7 @@ fn rules() -> &'static [Rule] {
                 &[EducationInstitution],
             ),
             (
-                r"öffentliche[nr]? (einrichtung|träger|stelle)|körperschaft(en)? des öffentlichen|anstalt(en)? des öffentlichen|behörde|landesbetrieb|öffentlich-rechtlich|public (bod|institution|authorit)",
+                r"öffentliche[nr]? (einrichtung|träger|stelle)|körperschaft(en)? des öffentlichen|anstalt(en)? des öffentlichen|behörde|landesbetrieb|öffentlich-rechtlich|public (bod|institution|authorit)|\b(state|federal|public|government) agenc|\bihk\b|industrie- und handelskammer",
                 &[PublicInstitution],
             ),
             (
@@ -297,5 +297,47 @@ mod tests {
         assert_eq!(ApplicantType::parse("Freiberufler"), Some(Company));
         assert_eq!(ApplicantType::parse("Kommunen"), Some(Municipality));
         assert_eq!(ApplicantType::parse("Quantenphysik"), None);
+        // More of what partners send: each value one type.
+        for (values, t) in [
+            (
+                &[
+                    "cooperative",
+                    "sole proprietor",
+                    "Ltd",
+                    "KGaA",
+                    "Wohnungsbaugesellschaft",
+                    "Tierarzt",
+                ][..],
+                Company,
+            ),
+            (
+                &[
+                    "non-profit",
+                    "nonprofit",
+                    "freier Träger",
+                    "Kirchengemeinde",
+                    "church",
+                    "kirchliche Einrichtung",
+                    "religious organisation",
+                ][..],
+                Association,
+            ),
+            (
+                &["county", "town", "Gemeinde", "Ortsgemeinde"][..],
+                Municipality,
+            ),
+            (
+                &["state agency", "federal agency", "IHK"][..],
+                PublicInstitution,
+            ),
+        ] {
+            for v in values {
+                assert_eq!(ApplicantType::parse(v), Some(t), "{v}");
+            }
+        }
+        assert_eq!(
+            applicant_words("gUG (haftungsbeschränkt)"),
+            vec![Company, Association]
+        );
     }
 }
