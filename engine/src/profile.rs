@@ -546,6 +546,15 @@ fn resolve_entities(cat: &Catalogue, values: &[String]) -> Result<(Vec<Idx>, Vec
                 es.extend(cat.find_entity("gmbh"));
             }
             (es, ts)
+        } else if crate::facts::lexicon::applicant_words(v)
+            == [ApplicantType::Company, ApplicantType::Association]
+        {
+            // "gUG", "gemeinnützige GmbH": a non-profit company, like gGmbH.
+            let es = ["ggmbh", "gmbh", "ug"]
+                .into_iter()
+                .filter_map(|c| cat.find_entity(c))
+                .collect();
+            (es, vec![ApplicantType::Association, ApplicantType::Company])
         } else if let Some(t) = ApplicantType::parse(v) {
             let ts = if t == ApplicantType::Founder {
                 vec![ApplicantType::Founder, ApplicantType::Company]

@@ -2108,6 +2108,24 @@ fn a_ggmbh_may_apply_where_a_gmbh_may() {
         kommune_only,
         today
     ));
+    // "gemeinnützige GmbH" is the gGmbH; a gUG is a non-profit UG.
+    for (value, want) in [
+        ("gUG", &["ggmbh", "gmbh", "ug"][..]),
+        ("gemeinnützige GmbH", &["ggmbh", "gmbh"][..]),
+    ] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {"description": "Sozialer Träger.", "eligible_entities": [value]}
+        }))
+        .unwrap();
+        let p = input.resolve(cat).unwrap();
+        let codes: Vec<&str> = p
+            .eligible_entities
+            .iter()
+            .map(|&e| cat.eligible_entities[e as usize].code.as_str())
+            .collect();
+        assert_eq!(codes, want, "{value}");
+    }
 }
 
 /// A company of 1,300 employees fails the applicant check of a programme for SMEs only,
