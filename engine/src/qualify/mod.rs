@@ -1067,6 +1067,34 @@ mod tests {
     }
 
     #[test]
+    fn a_negated_parenthesis_rules_out_only_itself() {
+        let cat = real();
+        for prompt in [
+            "Zuschüsse für Vereine in Hessen (keine Kredite) für Sportstätten und Schwimmbäder.",
+            "Grants for associations in Hesse (no loans) for sports facilities and swimming pools.",
+        ] {
+            let p = QualificationPrompt::parse(cat, prompt);
+            assert_eq!(region_codes(cat, &p), vec!["DE-HE"], "{prompt}");
+            assert_eq!(
+                p.applicant_types,
+                vec![ApplicantType::Association],
+                "{prompt}"
+            );
+            assert_eq!(p.excluded_types, vec![GrantType::Loan], "{prompt}");
+            assert!(
+                p.excluded_topics.is_empty(),
+                "{prompt}: {:?}",
+                p.excluded_topics
+            );
+            let topic = p.topic.to_lowercase();
+            assert!(
+                topic.contains("sport") && topic.contains("schwimm") || topic.contains("swimming"),
+                "{prompt}: {topic}"
+            );
+        }
+    }
+
+    #[test]
     fn civic_engagement_is_no_private_person() {
         let cat = real();
         let p = QualificationPrompt::parse(

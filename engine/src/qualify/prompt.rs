@@ -299,9 +299,21 @@ fn clauses(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut cur = String::new();
+    // Inside a parenthesis that starts with a negation ("(no state programmes)"): it is a
+    // clause of its own, so it does not make the sentence around it an exclusion.
+    let mut negated_paren = false;
     for (i, &c) in chars.iter().enumerate() {
         let boundary = match c {
             ';' | ':' | '!' | '?' | '\n' => true,
+            '(' => {
+                let rest: String = chars[i + 1..].iter().take(40).collect();
+                negated_paren = starts_negation(&rest);
+                negated_paren
+            }
+            ')' if negated_paren => {
+                negated_paren = false;
+                true
+            }
             ',' => {
                 let rest: String = chars[i + 1..].iter().take(40).collect();
                 starts_negation(&rest) && !is_exclusion(&cur)
