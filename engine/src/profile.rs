@@ -166,8 +166,8 @@ pub struct ResolvedProfile {
     pub academic: bool,
     /// Language of the profile's texts (not of the reasons, which `locale` sets).
     pub text_language: Locale,
-    /// The profile's needs, each matched on its own: its explicit topic words
-    /// (`keywords`, one need each), or, for a profile that names none, the sentences of
+    /// The profile's needs, each matched on its own: its topic words ([`Self::keywords`],
+    /// one need each), or, for a profile that has none, the sentences of
     /// its description, mission and project (at least four words each; none when there
     /// are fewer than two). At most [`MAX_NEEDS`].
     pub needs: Vec<String>,

@@ -624,7 +624,8 @@ pub struct MatchView {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub checks: Checks,
     /// The need of the profile this programme serves best (extra field): one of its
-    /// `keywords` (or unknown target groups, project title), or, when it names none, a
+    /// `keywords` (or unknown target groups, project title; for a German profile without
+    /// keywords the funding terms read from its texts), or, when it names none, a
     /// sentence of its description, mission or project; null when the profile has no
     /// need of its own (a single sentence and no keywords) or the server runs with
     /// `need_weight` 0 in `--match-options`.
