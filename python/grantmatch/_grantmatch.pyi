@@ -272,11 +272,12 @@ class Engine:
         """How a prompt is read: ``region_ids``, ``eligible_entity_ids``,
         ``only_grant_types``, ``excluded_grant_types``, ``non_profit``,
         ``applicant_types``, ``excluded_applicant_types``, ``excluded_programme_kinds``,
-        ``topic``, ``topic_items``, ``excluded_topics``, ``description`` and ``rules``
-        (the whole reading in the format of the CLI's ``--rules-file``: ``regions``,
-        ``applicant_types``, ``excluded_applicant_types``, ``funding_types``,
-        ``excluded_funding_types``, ``excluded_kinds``, ``non_profit``, ``topic``,
-        ``include_topics``, ``exclude_topics``). ``rules`` given: each key replaces
+        ``excluded_programme_levels``, ``topic``, ``topic_items``, ``excluded_topics``,
+        ``description`` and ``rules`` (the whole reading in the format of the CLI's
+        ``--rules-file``: ``regions``, ``applicant_types``, ``excluded_applicant_types``,
+        ``funding_types``, ``excluded_funding_types``, ``excluded_kinds``,
+        ``excluded_levels``, ``non_profit``, ``topic``, ``include_topics``,
+        ``exclude_topics``). ``rules`` given: each key replaces
         what was read; an unknown key or value raises InvalidInputError naming it."""
 
 def evaluate(

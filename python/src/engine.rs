@@ -768,8 +768,9 @@ impl PyEngine {
     ///     prompt: the prompt text (German or English).
     ///     rules: optional corrections (a dict in the format of the CLI's
     ///         `--rules-file`: `regions`, `applicant_types`, `excluded_applicant_types`,
-    ///         `funding_types`, `excluded_funding_types`, `excluded_kinds`, `non_profit`,
-    ///         `topic`, `include_topics`, `exclude_topics`); each key set replaces what
+    ///         `funding_types`, `excluded_funding_types`, `excluded_kinds`,
+    ///         `excluded_levels`, `non_profit`, `topic`, `include_topics`,
+    ///         `exclude_topics`); each key set replaces what
     ///         was read. `qualify` takes the same argument.
     ///
     /// Returns:

@@ -134,6 +134,7 @@ pub fn rules_value(engine: &Engine, p: &QualificationPrompt) -> Value {
         "applicant_types": p.applicant_types,
         "excluded_applicant_types": p.excluded_applicant_types,
         "excluded_programme_kinds": p.excluded_kinds,
+        "excluded_programme_levels": p.excluded_levels,
         "topic": p.topic,
         "topic_items": p.topic_items,
         "excluded_topics": p.excluded_topics,

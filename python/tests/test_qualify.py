@@ -48,6 +48,18 @@ def test_rules_correct_the_reading(engine):
         engine.qualify(PROMPT, bavarian[:1], rules={"region": ["Bayern"]})
 
 
+def test_programme_levels_are_read_and_corrected(engine):
+    prompt = "Qualifiziert sind nur Bundesprogramme für Digitalisierung; Landesprogramme zählen nicht."
+    rules = engine.qualification_rules(prompt)
+    assert rules["excluded_programme_levels"] == ["eu", "state"]
+    assert rules["rules"]["excluded_levels"] == ["eu", "state"]
+    assert rules["excluded_topics"] == []
+    corrected = engine.qualification_rules(prompt, {"excluded_levels": ["state"]})
+    assert corrected["excluded_programme_levels"] == ["state"]
+    with pytest.raises(grantmatch.InvalidInputError, match="county"):
+        engine.qualification_rules(prompt, {"excluded_levels": ["county"]})
+
+
 def test_qualify_decides_by_rules_and_topic(engine):
     grants = engine.grants(limit=10_000)
     other_land = next(

@@ -25,7 +25,8 @@ pub enum QualificationCmd {
         prompt_file: PathBuf,
         /// JSON corrections to the reading (regions, applicant_types,
         /// excluded_applicant_types, funding_types, excluded_funding_types, excluded_kinds,
-        /// non_profit, topic, include_topics, exclude_topics); each field set replaces
+        /// excluded_levels, non_profit, topic, include_topics, exclude_topics); each field
+        /// set replaces
         /// what was read. Without it, earlier rules are removed.
         #[arg(long)]
         rules_file: Option<PathBuf>,

@@ -74,7 +74,7 @@ use crate::catalogue::{Catalogue, Idx};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
 use crate::facts::{ApplicantType, ProgrammeKind, Source};
-use crate::model::{Grant, GrantType};
+use crate::model::{Grant, GrantType, RegionType};
 use crate::text::analyze;
 use crate::vectors::{dot, passage_text, GrantVectors};
 use crate::Engine;
@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 9;
+pub const METHOD_VERSION: u32 = 10;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -158,6 +158,49 @@ pub struct QualificationPrompt {
     /// a programme that serves one of them well fits the topic.
     #[serde(default)]
     pub topic_items: Vec<String>,
+    /// Programme levels ruled out: "Landesprogramme zählen nicht", or every other level
+    /// for "nur Bundesprogramme" / "only EU programmes". Regions cannot say this: a
+    /// national programme also applies in every Land.
+    #[serde(default)]
+    pub excluded_levels: Vec<ProgrammeLevel>,
+}
+
+/// The level of a programme, from the type of its regions: an EU programme (a
+/// continent), a federal one (the country), a state one (a Land).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgrammeLevel {
+    Eu,
+    Federal,
+    State,
+}
+
+impl ProgrammeLevel {
+    pub const ALL: [ProgrammeLevel; 3] = [Self::Eu, Self::Federal, Self::State];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Eu => "eu",
+            Self::Federal => "federal",
+            Self::State => "state",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| l.as_str() == s.trim())
+    }
+
+    /// The level of grant `g`: its widest region's; `None` without regions.
+    pub fn of_grant(cat: &Catalogue, g: Idx) -> Option<Self> {
+        cat.grant_regions(g)
+            .iter()
+            .map(|&r| match cat.regions[r as usize].region_type {
+                RegionType::Continent => Self::Eu,
+                RegionType::Country => Self::Federal,
+                RegionType::State => Self::State,
+            })
+            .min()
+    }
 }
 
 /// The decision for one grant.
@@ -561,6 +604,32 @@ fn kind_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Optio
     })
 }
 
+/// Programme levels the prompt rules out ("nur Bundesprogramme", "no state programmes").
+fn level_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Option<RuleFact> {
+    if p.excluded_levels.is_empty() {
+        return None;
+    }
+    let level = ProgrammeLevel::of_grant(cat, g)?;
+    let name = match (level, l.en) {
+        (ProgrammeLevel::Eu, false) => "ein EU-Programm",
+        (ProgrammeLevel::Federal, false) => "ein Bundesprogramm",
+        (ProgrammeLevel::State, false) => "ein Landesprogramm",
+        (ProgrammeLevel::Eu, true) => "an EU programme",
+        (ProgrammeLevel::Federal, true) => "a federal programme",
+        (ProgrammeLevel::State, true) => "a state programme",
+    };
+    let excluded = p.excluded_levels.contains(&level);
+    Some(RuleFact {
+        ok: !excluded,
+        fact: match (excluded, l.en) {
+            (true, false) => format!("es ist {name}, und solche Programme sind ausgeschlossen"),
+            (true, true) => format!("it is {name}, and such programmes are excluded"),
+            (false, false) => format!("es ist {name}"),
+            (false, true) => format!("it is {name}"),
+        },
+    })
+}
+
 fn non_profit_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Option<RuleFact> {
     if p.non_profit != Some(true) {
         return None;
@@ -746,6 +815,7 @@ fn rule_facts(
         region_rule(cat, p, g, l),
         type_rule(grant, p, l),
         kind_rule(cat, p, g, l),
+        level_rule(cat, p, g, l),
         applicant_rule(cat, p, g, l),
         non_profit_rule(cat, p, g, l),
     ]
@@ -938,6 +1008,10 @@ pub fn describe(cat: &Catalogue, p: &QualificationPrompt) -> Vec<String> {
         let k: Vec<&str> = p.excluded_kinds.iter().map(|k| k.as_str()).collect();
         out.push(format!("excluded programme kinds: {}", k.join(", ")));
     }
+    if !p.excluded_levels.is_empty() {
+        let k: Vec<&str> = p.excluded_levels.iter().map(|k| k.as_str()).collect();
+        out.push(format!("excluded programme levels: {}", k.join(", ")));
+    }
     if !p.topic.is_empty() {
         out.push(format!("topic: {}", p.topic));
     }
@@ -1063,6 +1137,54 @@ mod tests {
                 ApplicantType::Municipality,
                 ApplicantType::PrivatePerson
             ]
+        );
+    }
+
+    #[test]
+    fn programme_levels_only_and_excluded() {
+        use ProgrammeLevel::*;
+        let cat = real();
+        for (prompt, levels) in [
+            (
+                "Qualifiziert sind nur Bundesprogramme für Digitalisierung im Mittelstand; Landesprogramme zählen nicht.",
+                vec![Eu, State],
+            ),
+            ("Only EU programmes qualify; topics: climate and environment.", vec![Federal, State]),
+            ("We list federal programmes only (no state programmes) for hospitals.", vec![Eu, State]),
+            ("Programme für Vereine in Hessen, keine Landesprogramme.", vec![State]),
+            // Other Länder are a matter of regions, not of levels.
+            ("Programme für Vereine in Hessen; Landesprogramme anderer Länder zählen nicht.", vec![]),
+            ("Programme des Landes Hessen, des Bundes oder der EU für Vereine.", vec![]),
+        ] {
+            let p = QualificationPrompt::parse(cat, prompt);
+            assert_eq!(p.excluded_levels, levels, "{prompt}");
+            assert!(
+                p.excluded_topics.iter().all(|t| !t.contains("programm")),
+                "{prompt}: {:?}",
+                p.excluded_topics
+            );
+            assert!(!p.topic.to_lowercase().contains("programm"), "{prompt}: {}", p.topic);
+        }
+        // The rule: a Land's programme fails "nur Bundesprogramme", a national one passes.
+        let p = QualificationPrompt::parse(cat, "Nur Bundesprogramme für Digitalisierung.");
+        let of_level = |level| {
+            (0..cat.grants.len() as Idx)
+                .find(|&g| ProgrammeLevel::of_grant(cat, g) == Some(level))
+                .expect("a programme of each level")
+        };
+        let facts = rule_facts(cat, &p, None, &[], of_level(State));
+        assert!(
+            facts
+                .iter()
+                .any(|f| !f.ok && f.fact.contains("ein Landesprogramm")),
+            "{:?}",
+            facts.iter().map(|f| &f.fact).collect::<Vec<_>>()
+        );
+        let facts = rule_facts(cat, &p, None, &[], of_level(Federal));
+        assert!(
+            facts.iter().all(|f| f.ok),
+            "{:?}",
+            facts.iter().map(|f| &f.fact).collect::<Vec<_>>()
         );
     }
 

@@ -8,7 +8,7 @@ use crate::facts::{applicant_words, ApplicantType, ProgrammeKind};
 use crate::model::{GrantType, RegionType};
 use crate::text::{analyze, fold_name, places};
 
-use super::{QualificationPrompt, QualificationRules};
+use super::{ProgrammeLevel, QualificationPrompt, QualificationRules};
 
 /// Folded words that stand for companies in general.
 const COMPANY_WORDS: &[&str] = &[
@@ -369,6 +369,36 @@ fn is_exclusion(clause: &str) -> bool {
     rx.is_match(&positive.replace_all(clause, " "))
 }
 
+/// Programme levels named in a clause ("Bundesprogramme", "Landesprogramme", "EU
+/// programmes"); none when the clause is about other Länder ("Landesprogramme anderer
+/// Länder zählen nicht" rules out other regions, which the regions do).
+fn levels_in(clause: &str) -> Vec<ProgrammeLevel> {
+    use ProgrammeLevel::*;
+    static R: std::sync::OnceLock<Vec<(regex::Regex, ProgrammeLevel)>> = std::sync::OnceLock::new();
+    static OTHER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let other = OTHER.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(ander(e|en|er|es)|fremde[nr]?|other)\b").expect("valid pattern")
+    });
+    if other.is_match(clause) {
+        return Vec::new();
+    }
+    let rules = R.get_or_init(|| {
+        [
+            (r"\beu-(förder)?programm|programme?n? der (eu|europäischen union)\b|\beu (funding )?program|programmes? of the (eu|european union)\b|european union programm", Eu),
+            (r"\bbundes(förder)?programm|(förder)?programme?n? des bundes\b|\bfederal (funding )?program|\bnational (funding )?program|\bnationale[n]? (förder)?programm", Federal),
+            (r"\blandes(förder)?programm|(förder)?programme?n? der (bundes)?länder\b|\bstate (funding )?program|programmes? of the (federal )?states\b", State),
+        ]
+        .into_iter()
+        .map(|(p, l)| (regex::Regex::new(&format!("(?i){p}")).expect("valid level word"), l))
+        .collect()
+    });
+    rules
+        .iter()
+        .filter(|(rx, _)| rx.is_match(clause))
+        .map(|(_, l)| *l)
+        .collect()
+}
+
 /// Programme kinds named in a clause.
 fn kinds_in(clause: &str) -> Vec<ProgrammeKind> {
     use ProgrammeKind::*;
@@ -588,6 +618,7 @@ impl QualificationPrompt {
         p.read_grant_types(&mut r);
         p.read_non_profit(&mut r);
         p.read_regions_and_entities(cat, &mut r);
+        p.read_levels(&mut r);
         r.consume_modifiers();
         p.read_clause_rules(&r, text);
         p.excluded_types.retain(|t| !p.only_types.contains(t));
@@ -769,6 +800,48 @@ impl QualificationPrompt {
 
     /// Per clause: applicant types, programme kinds and topics, wanted or (in an
     /// exclusion) ruled out.
+    /// Programme levels: those named in an exclusion are ruled out; "nur
+    /// Bundesprogramme", "only EU programmes" rule out every other level. Their words
+    /// carry no topic.
+    fn read_levels(&mut self, r: &mut Reading) {
+        for (c, clause) in r.clauses.iter().enumerate() {
+            let levels = levels_in(clause);
+            if levels.is_empty() {
+                continue;
+            }
+            let only = fold_name(clause)
+                .split(' ')
+                .any(|w| ONLY_WORDS.contains(&w));
+            let ruled_out: Vec<ProgrammeLevel> = if r.excl[c] {
+                levels.clone()
+            } else if only {
+                ProgrammeLevel::ALL
+                    .into_iter()
+                    .filter(|l| !levels.contains(l))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            for l in ruled_out {
+                if !self.excluded_levels.contains(&l) {
+                    self.excluded_levels.push(l);
+                }
+            }
+            for (i, (tc, tok)) in r.tokens.iter().enumerate() {
+                let f = fold_name(tok);
+                let level_word = !levels_in(tok).is_empty()
+                    || matches!(
+                        f.as_str(),
+                        "federal" | "national" | "eu" | "european" | "union" | "state" | "states"
+                    );
+                if *tc == c && level_word {
+                    r.consumed[i] = true;
+                }
+            }
+        }
+        self.excluded_levels.sort();
+    }
+
     fn read_clause_rules(&mut self, r: &Reading, text: &str) {
         let (clause_texts, excl) = (&r.clauses, &r.excl);
         for (c, clause) in clause_texts.iter().enumerate() {
@@ -786,6 +859,8 @@ impl QualificationPrompt {
                 let german = crate::profile::text_language(text) == crate::profile::Locale::De;
                 for item in excluded_topic_items(clause)
                     .into_iter()
+                    // "Landesprogramme zählen nicht" is a level, not a topic.
+                    .filter(|i| levels_in(i).is_empty())
                     // German topics are nouns: an item without one is a verb or filler.
                     .filter(|i| {
                         !german

@@ -12,6 +12,7 @@
 //!   "funding_types": ["subsidy"],
 //!   "excluded_funding_types": ["loan", "guarantee"],
 //!   "excluded_kinds": ["research_call", "prize_scholarship"],
+//!   "excluded_levels": ["state"],
 //!   "non_profit": true,
 //!   "topic": "Jugendarbeit, Sport und Kultur im Verein",
 //!   "include_topics": ["Sportstätten", "Jugendfreizeiten"],
@@ -23,12 +24,13 @@
 //! partner words of the shared alias lexicon ("Verein", "KMU", "Kommune", "company" …);
 //! funding types are `subsidy`, `loan`, `guarantee`, `equity`; programme kinds are those
 //! of the grant facts (`research_call`, `investment_grant`, `project_grant`, `loan`,
-//! `guarantee`, `equity`, `advisory`, `prize_scholarship`, `infrastructure`). An unknown
-//! field or value is an error that names it.
+//! `guarantee`, `equity`, `advisory`, `prize_scholarship`, `infrastructure`); programme
+//! levels are `eu`, `federal`, `state` (by the type of the programme's regions). An
+//! unknown field or value is an error that names it.
 
 use serde::{Deserialize, Serialize};
 
-use super::QualificationPrompt;
+use super::{ProgrammeLevel, QualificationPrompt};
 use crate::catalogue::{Catalogue, Idx};
 use crate::error::{Error, Result};
 use crate::facts::{ApplicantType, ProgrammeKind};
@@ -51,6 +53,9 @@ pub struct QualificationRules {
     pub excluded_funding_types: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded_kinds: Option<Vec<String>>,
+    /// Programme levels ruled out: `eu`, `federal`, `state`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded_levels: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub non_profit: Option<bool>,
     /// The topic a programme must fit (empty: decided by the rules alone).
@@ -137,6 +142,7 @@ impl QualificationRules {
             funding_types: strings(p.only_types.iter().map(|t| t.as_str()).collect()),
             excluded_funding_types: strings(p.excluded_types.iter().map(|t| t.as_str()).collect()),
             excluded_kinds: strings(p.excluded_kinds.iter().map(|k| k.as_str()).collect()),
+            excluded_levels: strings(p.excluded_levels.iter().map(|l| l.as_str()).collect()),
             non_profit: Some(p.non_profit == Some(true)),
             topic: Some(p.topic.clone()),
             include_topics: Some(p.topic_items.clone()),
@@ -207,6 +213,17 @@ impl QualificationRules {
                 &kinds_known(),
                 ProgrammeKind::parse,
             )?;
+        }
+        if let Some(levels) = &self.excluded_levels {
+            let mut l = each(
+                "excluded_levels",
+                levels,
+                "eu, federal, state",
+                ProgrammeLevel::parse,
+            )?;
+            l.sort();
+            l.dedup();
+            p.excluded_levels = l;
         }
         if let Some(np) = self.non_profit {
             p.non_profit = np.then_some(true);
@@ -298,6 +315,7 @@ mod tests {
             (r#"{"applicant_types": ["Raumschiff"]}"#, "`Raumschiff`"),
             (r#"{"funding_types": ["gift"]}"#, "`gift`"),
             (r#"{"excluded_kinds": ["lottery"]}"#, "`lottery`"),
+            (r#"{"excluded_levels": ["county"]}"#, "`county`"),
         ] {
             let rules = QualificationRules::from_json(json).unwrap();
             let mut p = QualificationPrompt::parse(cat, PROMPT);
