@@ -1150,6 +1150,10 @@ mod tests {
                 vec![Eu, State],
             ),
             ("Only EU programmes qualify; topics: climate and environment.", vec![Federal, State]),
+            (
+                "Qualifiziert sind ausschließlich Programme der Europäischen Union für Kultur.",
+                vec![Federal, State],
+            ),
             ("We list federal programmes only (no state programmes) for hospitals.", vec![Eu, State]),
             ("Programme für Vereine in Hessen, keine Landesprogramme.", vec![State]),
             // Other Länder are a matter of regions, not of levels.
@@ -1163,7 +1167,11 @@ mod tests {
                 "{prompt}: {:?}",
                 p.excluded_topics
             );
-            assert!(!p.topic.to_lowercase().contains("programm"), "{prompt}: {}", p.topic);
+            let topic = p.topic.to_lowercase();
+            assert!(
+                !topic.contains("programm") && !topic.contains("europ"),
+                "{prompt}: {topic}"
+            );
         }
         // The rule: a Land's programme fails "nur Bundesprogramme", a national one passes.
         let p = QualificationPrompt::parse(cat, "Nur Bundesprogramme für Digitalisierung.");

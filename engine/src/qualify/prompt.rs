@@ -832,7 +832,15 @@ impl QualificationPrompt {
                 let level_word = !levels_in(tok).is_empty()
                     || matches!(
                         f.as_str(),
-                        "federal" | "national" | "eu" | "european" | "union" | "state" | "states"
+                        "federal"
+                            | "national"
+                            | "eu"
+                            | "european"
+                            | "union"
+                            | "europaischen"
+                            | "europaische"
+                            | "state"
+                            | "states"
                     );
                 if *tc == c && level_word {
                     r.consumed[i] = true;
