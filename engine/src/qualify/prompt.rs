@@ -798,8 +798,6 @@ impl QualificationPrompt {
         }
     }
 
-    /// Per clause: applicant types, programme kinds and topics, wanted or (in an
-    /// exclusion) ruled out.
     /// Programme levels: those named in an exclusion are ruled out; "nur
     /// Bundesprogramme", "only EU programmes" rule out every other level. Their words
     /// carry no topic.
@@ -850,6 +848,8 @@ impl QualificationPrompt {
         self.excluded_levels.sort();
     }
 
+    /// Per clause: applicant types, programme kinds and topics, wanted or (in an
+    /// exclusion) ruled out.
     fn read_clause_rules(&mut self, r: &Reading, text: &str) {
         let (clause_texts, excl) = (&r.clauses, &r.excl);
         for (c, clause) in clause_texts.iter().enumerate() {

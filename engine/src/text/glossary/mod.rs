@@ -5,7 +5,9 @@
 //! text (word boundaries, longest phrase first, plural "s" folded on both sides) and
 //! returns their German terms, which the matcher uses as a German lexical query and a
 //! German topic vector. The list (`en_de.tsv`) is data: one phrase per line, a tab, the
-//! German terms separated by `|`.
+//! German terms separated by `|`. The lines below its "topic phrases" marker are topical
+//! (not instruments or applicants): [`topics_de`] reads their German terms in a German
+//! profile that names no keywords.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
