@@ -211,7 +211,7 @@ impl Engine {
             .collect::<Vec<_>>()
             .join(" ");
         let lexical: std::collections::HashMap<Idx, f32> =
-            self.search.search_any(&lexical_text)?.into_iter().collect();
+            self.search_any(&lexical_text)?.into_iter().collect();
         let request = matching::RankRequest {
             cat: &self.catalogue,
             vectors,
@@ -310,12 +310,19 @@ impl Engine {
         Ok((profile, matches, score))
     }
 
+    /// BM25 over titles and texts for the analysed terms of `text` and the parts of its
+    /// compounds (any term may match): the lexical part of matching.
+    fn search_any(&self, text: &str) -> Result<Vec<(Idx, f32)>> {
+        let terms = self.catalogue.compounds().expand(&text::analyze(text));
+        self.search.search_any(&terms)
+    }
+
     /// BM25 ranking of the profile text over titles and descriptions (any term may
     /// match): the baseline of `grantmatch eval`.
     pub fn bm25_rank(&self, scope: &ResolvedScope, text: &str, limit: usize) -> Result<Vec<Idx>> {
         Ok(self
             .search
-            .search_any(text)?
+            .search_any(&text::analyze(text))?
             .into_iter()
             .map(|(g, _)| g)
             .filter(|&g| scope.is_visible(g))

@@ -16,6 +16,7 @@ use uuid::Uuid;
 use crate::facts::{self, GrantFacts};
 use crate::model::{EligibleEntity, Grant, GrantArea, GrantProvider, Region, TargetGroup};
 use crate::records::CatalogueRecords;
+use crate::text::compound::Compounds;
 use crate::text::{analyze, fold_name};
 
 /// Position of a record in its list.
@@ -52,6 +53,8 @@ pub struct Catalogue {
     pub(crate) grant_provider: Vec<Option<Idx>>,
     /// Analysed terms of each grant's title and texts, computed on first use.
     grant_text_terms: Vec<OnceLock<HashSet<String>>>,
+    /// The compound splitter of the grants' texts, built on first use.
+    compounds: OnceLock<Compounds>,
     /// Facts of each grant (who may apply, kind, terms) with source and evidence; from
     /// labels and texts at construction, refined by embeddings ([`Catalogue::set_facts`]).
     facts: Vec<GrantFacts>,
@@ -185,6 +188,7 @@ impl Catalogue {
             grant_entities,
             grant_provider,
             grant_text_terms: (0..n_grants).map(|_| OnceLock::new()).collect(),
+            compounds: OnceLock::new(),
             facts: Vec::new(),
         };
         cat.facts = facts::derive(&cat, None);
@@ -208,13 +212,14 @@ impl Catalogue {
     }
 
     /// The analysed terms ([`crate::text::analyze`]) of a grant's title, short
-    /// description and description (the first 3,000 characters of each): what a profile
-    /// keyword must find. Computed once per grant, on first use; the catalogue never
-    /// changes, so neither do they.
+    /// description and description (the first 3,000 characters of each), with the parts
+    /// of their compounds ([`Catalogue::compounds`]): what a profile keyword must find.
+    /// Computed once per grant, on first use; the catalogue never changes, so neither do
+    /// they.
     pub fn grant_text_terms(&self, g: Idx) -> &HashSet<String> {
         self.grant_text_terms[g as usize].get_or_init(|| {
             let grant = &self.grants[g as usize];
-            let mut terms: HashSet<String> = analyze(&grant.title).into_iter().collect();
+            let mut terms = analyze(&grant.title);
             for part in [&grant.short_description, &grant.description]
                 .into_iter()
                 .flatten()
@@ -222,7 +227,21 @@ impl Catalogue {
                 let head: String = part.chars().take(TEXT_TERMS_HEAD).collect();
                 terms.extend(analyze(&head));
             }
-            terms
+            self.compounds().expand(&terms).into_iter().collect()
+        })
+    }
+
+    /// The German compound splitter of this catalogue: parts are terms of the grants'
+    /// titles and texts, by their document frequencies. Built on first use.
+    pub fn compounds(&self) -> &Compounds {
+        self.compounds.get_or_init(|| {
+            Compounds::from_documents(self.grants.iter().map(|g| {
+                let mut terms = analyze(&g.title);
+                for part in [&g.short_description, &g.description].into_iter().flatten() {
+                    terms.extend(analyze(part));
+                }
+                terms
+            }))
         })
     }
 

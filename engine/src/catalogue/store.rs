@@ -158,7 +158,37 @@ impl SnapshotStore {
             other => other,
         })?;
         let cat = Catalogue::new(records);
-        let search = SearchIndex::open(&dir.join(SEARCH_DIR))?;
+        let search_dir = dir.join(SEARCH_DIR);
+        // A snapshot imported by an older version: its index lacks what the current
+        // analysis indexes (compound parts), so it is rebuilt in memory; a new import
+        // stores it.
+        let search = if SearchIndex::is_current(&search_dir) {
+            SearchIndex::open(&search_dir)?
+        } else {
+            SearchIndex::build(&cat, None)?
+        };
         Ok((cat, search, dir))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_indexed_by_an_older_analysis_loads_with_a_current_index() {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogue");
+        let data = tempfile::tempdir().unwrap();
+        let store = SnapshotStore::new(data.path());
+        store.import(&source, |_, _| Ok(())).unwrap();
+        let search_dir = store.current().unwrap().unwrap().join(SEARCH_DIR);
+        let part = vec!["effizienz".to_string()];
+        let fresh = store.load().unwrap().1.search_any(&part).unwrap();
+        assert!(!fresh.is_empty());
+        // As an index written before compounds were split: no analysis marker.
+        std::fs::remove_file(search_dir.join("grantmatch-analysis")).unwrap();
+        assert!(!SearchIndex::is_current(&search_dir));
+        let rebuilt = store.load().unwrap().1.search_any(&part).unwrap();
+        assert_eq!(fresh, rebuilt);
     }
 }

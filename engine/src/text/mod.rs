@@ -7,6 +7,7 @@
 //! (so that "Digitalisierung" and "digitale" both become `digital`). Stop words are
 //! dropped. Index and query go through the same function, so folding is symmetric.
 
+pub mod compound;
 pub mod glossary;
 pub mod places;
 pub mod search;

@@ -22,6 +22,11 @@ use crate::error::Result;
 use crate::text::analyze;
 
 const TOKENIZER: &str = "gm_pre_analyzed";
+/// The analysis an index was built with, written beside it: an index of another (older)
+/// analysis is rebuilt in memory when its snapshot loads ([`SearchIndex::is_current`]).
+/// 2: compounds indexed with their parts.
+const ANALYSIS: &str = "2";
+const ANALYSIS_FILE: &str = "grantmatch-analysis";
 const WRITER_MEMORY: usize = 64 * 1024 * 1024;
 
 /// A tantivy index over the grants of one catalogue.
@@ -69,15 +74,25 @@ impl SearchIndex {
                 text.push_str(part);
                 text.push('\n');
             }
+            let compounds = cat.compounds();
             writer.add_document(doc!(
                 idx => i as u64,
-                title => analyze(&g.title).join(" "),
-                body => analyze(&text).join(" "),
+                title => compounds.expand(&analyze(&g.title)).join(" "),
+                body => compounds.expand(&analyze(&text)).join(" "),
             ))?;
         }
         writer.commit()?;
         writer.wait_merging_threads()?;
+        if let Some(d) = dir {
+            let file = d.join(ANALYSIS_FILE);
+            std::fs::write(&file, ANALYSIS).map_err(|e| crate::Error::io(&file, e))?;
+        }
         Self::from_index(index, title, body)
+    }
+
+    /// The index in `dir` was built with the current analysis.
+    pub fn is_current(dir: &Path) -> bool {
+        std::fs::read_to_string(dir.join(ANALYSIS_FILE)).is_ok_and(|v| v.trim() == ANALYSIS)
     }
 
     /// Opens an index built by [`SearchIndex::build`] in `dir`.
@@ -207,9 +222,9 @@ impl SearchIndex {
         Ok(hits)
     }
 
-    /// Grants matching any term of `text` (exact terms only), best BM25 first.
-    pub fn search_any(&self, text: &str) -> Result<Vec<(Idx, f32)>> {
-        let mut terms = analyze(text);
+    /// Grants matching any of the analysed `terms` (exact terms only), best BM25 first.
+    pub fn search_any(&self, terms: &[String]) -> Result<Vec<(Idx, f32)>> {
+        let mut terms = terms.to_vec();
         terms.sort();
         terms.dedup();
         let mut parts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
@@ -277,5 +292,47 @@ mod tests {
         assert!(exact_and_prefix.windows(2).all(|w| w[0].1 >= w[1].1));
         assert!(index.doc_share("breitband").unwrap() > 0.0);
         assert!(index.search("Breitbandzzz").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_part_finds_the_compounds_that_end_with_it() {
+        let (cat, index) = real();
+        let slugs = |terms: &[&str]| -> Vec<String> {
+            let terms: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
+            index
+                .search_any(&terms)
+                .unwrap()
+                .iter()
+                .map(|&(g, _)| cat.grants[g as usize].slug.clone())
+                .collect()
+        };
+        // Grants with "effizienz" only inside a compound ("Rohstoffeffizienz") are found.
+        let found = slugs(&["effizienz"]);
+        let on_its_own = cat
+            .grants
+            .iter()
+            .filter(|g| {
+                let text = format!(
+                    "{} {} {}",
+                    g.title,
+                    g.short_description.as_deref().unwrap_or(""),
+                    g.description.as_deref().unwrap_or("")
+                );
+                analyze(&text).contains(&"effizienz".to_string())
+            })
+            .count();
+        assert!(found.len() > on_its_own, "{} <= {on_its_own}", found.len());
+        assert!(slugs(&["effizienzzz"]).is_empty());
+    }
+
+    #[test]
+    fn an_index_of_an_older_analysis_is_not_current() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/catalogue");
+        let cat = Catalogue::new(CatalogueRecords::read_dir(&dir).expect("catalogue"));
+        let tmp = tempfile::tempdir().unwrap();
+        SearchIndex::build(&cat, Some(tmp.path())).unwrap();
+        assert!(SearchIndex::is_current(tmp.path()));
+        std::fs::remove_file(tmp.path().join(ANALYSIS_FILE)).unwrap();
+        assert!(!SearchIndex::is_current(tmp.path()));
     }
 }
