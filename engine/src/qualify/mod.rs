@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 10;
+pub const METHOD_VERSION: u32 = 11;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -1222,6 +1222,49 @@ mod tests {
                 "{prompt}: {topic}"
             );
         }
+    }
+
+    #[test]
+    fn exclusion_verbs_markers_and_places_read_as_rules() {
+        let cat = real();
+        // "bitte ausschließen" rules out what its sentence names.
+        let p = QualificationPrompt::parse(
+            cat,
+            "Qualifiziert sind Programme, die Vereine für Sportstätten oder Vereinsheime \
+             beantragen können. Kredite und Programme nur für Unternehmen bitte ausschließen.",
+        );
+        assert_eq!(p.applicant_types, vec![ApplicantType::Association]);
+        assert_eq!(p.excluded_applicant_types, vec![ApplicantType::Company]);
+        assert_eq!(p.excluded_types, vec![GrantType::Loan]);
+        assert!(!p.topic.contains("Kredite"), "{}", p.topic);
+        // The exclusion marker is no part of the excluded topic.
+        let p = QualificationPrompt::parse(
+            cat,
+            "Förderungen für Kultur: Theater, Museen, Musik und freie Kunstszene in Hamburg \
+             oder bundesweit. Ausgenommen sind Film und Medien.",
+        );
+        assert_eq!(p.excluded_topics, vec!["Film und Medien".to_string()]);
+        assert_eq!(region_codes(cat, &p), vec!["DE-HH", "DE"]);
+        // A place is a region, never a topic item of its own.
+        assert!(
+            !p.topic_items.iter().any(|i| i == "bundesweit"),
+            "{:?}",
+            p.topic_items
+        );
+        let p = QualificationPrompt::parse(
+            cat,
+            "Programmes on digitalisation, energy efficiency or staff training, in \
+             Schleswig-Holstein or nationwide.",
+        );
+        assert_eq!(region_codes(cat, &p), vec!["DE-SH", "DE"]);
+        assert!(
+            p.topic_items
+                .iter()
+                .all(|i| !i.contains("Schleswig") && i != "nationwide"),
+            "{:?}",
+            p.topic_items
+        );
+        assert!(p.topic_items.iter().any(|i| i == "staff training"));
     }
 
     #[test]

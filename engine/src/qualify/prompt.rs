@@ -289,6 +289,7 @@ const REGION_WORDS: &[(&str, &str)] = &[
     ("nrw", "DE-NW"),
     ("bundesweit", "DE"),
     ("deutschlandweit", "DE"),
+    ("nationwide", "DE"),
 ];
 
 /// Splits a prompt into clauses at `;`, `:`, `!`, `?`, line breaks, at a full stop
@@ -358,7 +359,7 @@ fn starts_negation(text: &str) -> bool {
 fn is_exclusion(clause: &str) -> bool {
     static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let rx = R.get_or_init(|| {
-        regex::Regex::new(r"(?i)\bnicht\b|\bkein(e|en|er|em|es)?\b|ausgeschlossen|ausgenommen|\bausser\b|\baußer\b|\bnot\b|\bno\b|\bexclud|\bnon-qualif|do(es)?n't|\bnever\b|\bnone\b|out of scope|not (relevant|eligible|covered)|ineligible")
+        regex::Regex::new(r"(?i)\bnicht\b|\bkein(e|en|er|em|es)?\b|ausgeschlossen|ausgenommen|ausschlie(ß|ss)en\b|\bausklammern|\bausser\b|\baußer\b|\bnot\b|\bno\b|\bexclud|\bnon-qualif|do(es)?n't|\bnever\b|\bnone\b|out of scope|not (relevant|eligible|covered)|ineligible")
             .expect("valid exclusion pattern")
     });
     static POSITIVE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
@@ -436,7 +437,7 @@ fn excluded_topic_items(clause: &str) -> Vec<String> {
     });
     static CUE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let cue = CUE.get_or_init(|| {
-        regex::Regex::new(r"(?i)^\s*(ebenfalls|außerdem|auch|nicht|keine?|ausgeschlossen sind|nicht qualifiziert sind|programme (der|zu|zur|zum|für)|programmes? (for|on|of)|sind|also|not|no)\b").expect("valid pattern")
+        regex::Regex::new(r"(?i)^\s*(ebenfalls|außerdem|auch|nicht|keine?|ausgeschlossen sind|ausgenommen sind|ausgenommen|nicht qualifiziert sind|excluded are|except|programme (der|zu|zur|zum|für)|programmes? (for|on|of)|sind|also|not|no)\b").expect("valid pattern")
     });
     split
         .split(clause)
@@ -514,6 +515,8 @@ struct Reading {
     words: Vec<Word>,
     /// Per token: read by a rule, so no topic.
     consumed: Vec<bool>,
+    /// Per token: read as a place (a region, a town, "bundesweit").
+    place: Vec<bool>,
 }
 
 impl Reading {
@@ -551,13 +554,31 @@ impl Reading {
             }
         }
         let consumed = vec![false; tokens.len()];
+        let place = vec![false; tokens.len()];
         Reading {
             clauses: clause_texts,
             excl,
             tokens,
             words,
             consumed,
+            place,
         }
+    }
+
+    /// The item names nothing but places read in clause `c` ("in Schleswig-Holstein",
+    /// "bundesweit"): a region, not a topic.
+    fn only_places(&self, c: usize, item: &str) -> bool {
+        let bare = |t: &str| t.trim_matches(|ch: char| !ch.is_alphanumeric()).to_string();
+        let places: Vec<String> = self
+            .tokens
+            .iter()
+            .enumerate()
+            .filter(|(i, (tc, _))| *tc == c && self.place[*i])
+            .map(|(_, (_, t))| bare(t))
+            .collect();
+        item.split_whitespace()
+            .filter(|w| !analyze(w).is_empty())
+            .all(|w| places.contains(&bare(w)))
     }
 
     /// Negation and "nur" words carry no topic.
@@ -681,7 +702,7 @@ impl QualificationPrompt {
 
     /// Regions and eligible entities: n-grams of up to 5 words, longest first.
     fn read_regions_and_entities(&mut self, cat: &Catalogue, r: &mut Reading) {
-        let (words, excl, consumed) = (&r.words, &r.excl, &mut r.consumed);
+        let (words, excl, consumed, place) = (&r.words, &r.excl, &mut r.consumed, &mut r.place);
         let region_names: Vec<(String, Idx)> = cat
             .regions
             .iter()
@@ -724,6 +745,7 @@ impl QualificationPrompt {
                 let preposition = start > 0
                     && ["in", "aus", "nach", "within"].contains(&words[start - 1].folded.as_str());
                 let mut hit = false;
+                let mut is_place = false;
                 let named = region_names.iter().find(|(name, r)| {
                     *name == gram && {
                         let reg = &cat.regions[*r as usize];
@@ -745,6 +767,7 @@ impl QualificationPrompt {
                         self.regions.push(r);
                     }
                     hit = true;
+                    is_place = true;
                 } else if let Some(&(_, e)) = entity_names.iter().find(|(name, _)| {
                     *name == gram
                         || (n == 1
@@ -771,6 +794,7 @@ impl QualificationPrompt {
                                 self.regions.push(r as Idx);
                             }
                             hit = true;
+                            is_place = true;
                         }
                     } else if COMPANY_WORDS.contains(&w)
                         || (w.starts_with("start") && w.ends_with("ups"))
@@ -792,6 +816,7 @@ impl QualificationPrompt {
                     for (k, w) in span.iter().enumerate() {
                         used_word[start + k] = true;
                         consumed[w.token] = true;
+                        place[w.token] |= is_place;
                     }
                 }
             }
@@ -887,6 +912,11 @@ impl QualificationPrompt {
                     }
                 }
                 for item in topic_list_items(clause) {
+                    // "in Hamburg oder bundesweit" is a region rule: as a topic item it
+                    // would qualify every programme that names the place.
+                    if r.only_places(c, &item) {
+                        continue;
+                    }
                     if !self.topic_items.contains(&item) {
                         self.topic_items.push(item);
                     }
