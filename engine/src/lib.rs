@@ -129,6 +129,9 @@ impl Engine {
     ) -> Self {
         if let Some(v) = &vectors {
             catalogue.set_facts(facts::derive(&catalogue, Some(v)));
+            // Matching's lexical part splits compounds: built now (≈ 50 ms for 1,434
+            // grants), not by the first matching request.
+            catalogue.compounds();
         }
         let mut title_order: Vec<Idx> = (0..catalogue.grants.len() as Idx).collect();
         title_order.sort_by_cached_key(|&g| {
