@@ -93,22 +93,28 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     Ok(token.trim())
 }
 
-/// Authenticates the bearer token of a request.
-pub fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
-    let token = bearer(headers)?;
-    let info = state
-        .db
-        .authenticate(token)?
-        .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
-    let partner = state
-        .partners
-        .get(&state.engine, &state.db, info.partner_id)?
-        .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
-    Ok(Caller {
-        token_id: info.id,
-        scopes: info.scopes,
-        partner,
+/// Authenticates the bearer token of a request (the token store is read on the
+/// blocking pool, see [`crate::store::blocking`]).
+pub async fn authenticate(state: &Arc<AppState>, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    let token = bearer(headers)?.to_string();
+    let st = state.clone();
+    crate::store::blocking(move || {
+        let info = st
+            .db
+            .authenticate(&token)?
+            .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
+        let partner = st
+            .partners
+            .get(&st.engine, &st.db, info.partner_id)?
+            .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
+        Ok(Caller {
+            token_id: info.id,
+            scopes: info.scopes,
+            partner,
+        })
     })
+    .await
+    .map_err(|e| ApiError::from(ServerError::Task(format!("authentication: {e}"))))?
 }
 
 impl FromRequestParts<Arc<AppState>> for Caller {
@@ -121,7 +127,7 @@ impl FromRequestParts<Arc<AppState>> for Caller {
         if let Some(c) = parts.extensions.get::<Caller>() {
             return Ok(c.clone());
         }
-        let caller = authenticate(state, &parts.headers)?;
+        let caller = authenticate(state, &parts.headers).await?;
         parts.extensions.insert(caller.clone());
         Ok(caller)
     }

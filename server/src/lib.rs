@@ -202,7 +202,7 @@ impl AppState {
 )]
 async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let db = state.db.clone();
-    let database_ok = tokio::task::spawn_blocking(move || {
+    let database_ok = store::blocking(move || {
         db.conn()
             .query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
             .is_ok()
@@ -450,7 +450,10 @@ pub async fn serve(
         drain_timeout: state.http.drain_timeout,
     };
     listen::serve_connections(listener, app(state.clone()), limits, shutdown_signal()).await;
-    let flushed = state.ledger.flush();
+    let ledger = state.ledger.clone();
+    let flushed = store::blocking_task("usage ledger", move || ledger.flush())
+        .await
+        .and_then(|r| r);
     match &flushed {
         Ok(n) => tracing::info!(rows = n, "usage ledger flushed"),
         Err(e) => tracing::error!(error = %e, "cannot flush the usage ledger"),

@@ -45,7 +45,7 @@ impl SmtpConfig {
 }
 
 async fn send_pending(state: &Arc<AppState>, cfg: &SmtpConfig) {
-    let mails = match outbox(&state.db, true) {
+    let mails = match crate::store::with_db(&state.db, |db| outbox(db, true)).await {
         Ok(m) => m,
         Err(e) => {
             tracing::error!(error = %e, "cannot read the e-mail outbox");
@@ -78,7 +78,10 @@ async fn send_pending(state: &Arc<AppState>, cfg: &SmtpConfig) {
         if let Err(e) = &result {
             tracing::warn!(error = %e, "quota warning e-mail not sent; will retry");
         }
-        if let Err(e) = mark_sent(&state.db, m.id, result, state.clock.now()) {
+        let (id, now) = (m.id, state.clock.now());
+        if let Err(e) =
+            crate::store::with_db(&state.db, move |db| mark_sent(db, id, result, now)).await
+        {
             tracing::error!(error = %e, "cannot update the e-mail outbox");
         }
     }

@@ -65,7 +65,7 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
     let is_matching = label == MATCHING_ENDPOINT;
     // A token store that cannot be read is the server's failure: answered (and
     // recorded) as such, never taken for a missing token.
-    let (caller, store_failure) = match authenticate(&state, req.headers()) {
+    let (caller, store_failure) = match authenticate(&state, req.headers()).await {
         Ok(c) => (Some(c), None),
         Err(e) if e.status().is_server_error() => {
             tracing::error!(error = %e.message, "authentication failed");
@@ -117,7 +117,7 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
     if is_matching {
         // Billing data: durable before the response leaves.
         let ledger = state.ledger.clone();
-        match tokio::task::spawn_blocking(move || ledger.record_now(row)).await {
+        match crate::store::blocking(move || ledger.record_now(row)).await {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 tracing::error!(error = %e, "cannot write the ledger row of a matching request")

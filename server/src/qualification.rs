@@ -17,7 +17,7 @@
 //! [`spawn_assessor`] polls the configuration versions every few seconds (so changes
 //! made by the CLI while the server runs are noticed), waits for the embedding model,
 //! and assesses partners whose version it has not completed yet, in batches run with
-//! `spawn_blocking` (the API stays responsive). A batch is written in one transaction
+//! `crate::store::blocking` (the API stays responsive). A batch is written in one transaction
 //! that first checks the version is still the one the pass started from; a concurrent
 //! change abandons the pass and the next poll starts over.
 
@@ -715,7 +715,11 @@ pub async fn assess_partner(
     let Ok(embedder) = state.matcher.embedder() else {
         return Ok(Outcome::ModelNotReady);
     };
-    let Some(ctx) = state.partners.get(&state.engine, &state.db, partner)? else {
+    let st = state.clone();
+    let ctx = crate::store::blocking(move || st.partners.get(&st.engine, &st.db, partner))
+        .await
+        .map_err(|e| ServerError::Io(format!("assessment task: {e}")))??;
+    let Some(ctx) = ctx else {
         return Ok(Outcome::Done {
             version: 0,
             assessed: 0,
@@ -724,7 +728,7 @@ pub async fn assess_partner(
     let (engine, db) = (state.engine.clone(), state.db.clone());
     let plan = {
         let (engine, db, ctx, fps) = (engine.clone(), db.clone(), ctx.clone(), fingerprints);
-        tokio::task::spawn_blocking(move || plan(&engine, &db, partner, &ctx.scope, &fps))
+        crate::store::blocking(move || plan(&engine, &db, partner, &ctx.scope, &fps))
             .await
             .map_err(|e| ServerError::Io(format!("assessment task: {e}")))??
     };
@@ -750,7 +754,7 @@ pub async fn assess_partner(
             prompt.clone(),
             categories.clone(),
         );
-        let written = tokio::task::spawn_blocking(move || {
+        let written = crate::store::blocking(move || {
             run_batch(
                 &engine,
                 &db,
@@ -817,7 +821,7 @@ impl Assessor {
             }
         };
         let db = state.db.clone();
-        let current = tokio::task::spawn_blocking(move || versions(&db))
+        let current = crate::store::blocking(move || versions(&db))
             .await
             .map_err(|e| ServerError::Io(e.to_string()))??;
         let mut total = 0;

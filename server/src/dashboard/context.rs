@@ -20,12 +20,10 @@ pub struct Ctx {
 
 impl Ctx {
     /// None when the session's partner cannot be read (answer [`internal`]).
-    pub fn new(state: &AppState, lang: Lang, signed: SignedIn) -> Option<Ctx> {
-        match state
-            .partners
-            .get(&state.engine, &state.db, signed.0.user.partner_id)
-        {
-            Ok(Some(partner)) => Some(Ctx {
+    pub async fn new(state: &Arc<AppState>, lang: Lang, signed: SignedIn) -> Option<Ctx> {
+        let (st, id) = (state.clone(), signed.0.user.partner_id);
+        match crate::store::blocking(move || st.partners.get(&st.engine, &st.db, id)).await {
+            Ok(Ok(Some(partner))) => Some(Ctx {
                 lang,
                 signed,
                 partner,

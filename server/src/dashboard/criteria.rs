@@ -17,6 +17,7 @@ use super::context::{internal, Ctx};
 use super::page::{esc, form_fields, Lang};
 use crate::error::ServerError;
 use crate::qualification::{self as q, NewCategory};
+use crate::store::with_db;
 use crate::AppState;
 
 const PAGE: &str = "/dashboard/qualification";
@@ -156,7 +157,7 @@ fn category_list(status: &Value) -> Vec<Value> {
 async fn load(state: &Arc<AppState>, ctx: &Ctx) -> Result<Value, String> {
     let st = state.clone();
     let partner = ctx.partner.partner.clone();
-    tokio::task::spawn_blocking(move || {
+    crate::store::blocking(move || {
         let mut status = q::status(&st.engine, &st.db, &partner)?;
         let cats = q::categories(&st.db, partner.id)?;
         status["category_list"] = serde_json::to_value(cats).unwrap_or_default();
@@ -192,7 +193,7 @@ async fn page(
 }
 
 pub async fn show(State(state): State<Arc<AppState>>, lang: Lang, signed: SignedIn) -> Response {
-    match Ctx::new(&state, lang, signed) {
+    match Ctx::new(&state, lang, signed).await {
         Some(ctx) => page(&state, ctx, None, None).await,
         None => internal("the session's partner"),
     }
@@ -214,8 +215,8 @@ impl Refused {
 }
 
 /// The signed-in context and the fields of a posted form with a valid CSRF token.
-fn posted(
-    state: &AppState,
+async fn posted(
+    state: &Arc<AppState>,
     lang: Lang,
     signed: SignedIn,
     body: &[u8],
@@ -224,7 +225,9 @@ fn posted(
     if !signed.csrf_ok(&form) {
         return Err(Refused::Csrf);
     }
-    let ctx = Ctx::new(state, lang, signed).ok_or(Refused::NoPartner)?;
+    let ctx = Ctx::new(state, lang, signed)
+        .await
+        .ok_or(Refused::NoPartner)?;
     Ok((ctx, form))
 }
 
@@ -234,12 +237,13 @@ pub async fn set_prompt(
     signed: SignedIn,
     body: axum::body::Bytes,
 ) -> Response {
-    let (ctx, form) = match posted(&state, lang, signed, &body) {
+    let (ctx, form) = match posted(&state, lang, signed, &body).await {
         Ok(v) => v,
         Err(r) => return r.response(),
     };
     let text = field(&form, "prompt").unwrap_or("");
-    let rules = match q::config(&state.db, ctx.partner_id()) {
+    let partner = ctx.partner_id();
+    let rules = match with_db(&state.db, move |db| q::config(db, partner)).await {
         Ok(c) => c.rules,
         Err(e) => return internal(e),
     };
@@ -247,7 +251,12 @@ pub async fn set_prompt(
     if let Err(e) = QualificationPrompt::read(&state.engine.catalogue, text, rules.as_ref()) {
         return page(&state, ctx, Some(&e.to_string()), Some(text)).await;
     }
-    match q::set_prompt(&state.db, ctx.partner_id(), text, rules.as_ref()) {
+    let owned = text.to_string();
+    match with_db(&state.db, move |db| {
+        q::set_prompt(db, partner, &owned, rules.as_ref())
+    })
+    .await
+    {
         Ok(_) => Redirect::to(PAGE).into_response(),
         Err(ServerError::Invalid(m)) => page(&state, ctx, Some(&m), Some(text)).await,
         Err(e) => internal(e),
@@ -260,11 +269,12 @@ pub async fn clear_prompt(
     signed: SignedIn,
     body: axum::body::Bytes,
 ) -> Response {
-    let ctx = match posted(&state, lang, signed, &body) {
+    let ctx = match posted(&state, lang, signed, &body).await {
         Ok((ctx, _)) => ctx,
         Err(r) => return r.response(),
     };
-    match q::clear_prompt(&state.db, ctx.partner_id()) {
+    let partner = ctx.partner_id();
+    match with_db(&state.db, move |db| q::clear_prompt(db, partner)).await {
         Ok(_) => Redirect::to(PAGE).into_response(),
         Err(e) => internal(e),
     }
@@ -276,7 +286,7 @@ pub async fn add_category(
     signed: SignedIn,
     body: axum::body::Bytes,
 ) -> Response {
-    let (ctx, form) = match posted(&state, lang, signed, &body) {
+    let (ctx, form) = match posted(&state, lang, signed, &body).await {
         Ok(v) => v,
         Err(r) => return r.response(),
     };
@@ -291,7 +301,8 @@ pub async fn add_category(
             .filter(|k| !k.is_empty())
             .collect(),
     };
-    match q::add_category(&state.db, ctx.partner_id(), &c) {
+    let partner = ctx.partner_id();
+    match with_db(&state.db, move |db| q::add_category(db, partner, &c)).await {
         Ok(_) => Redirect::to(PAGE).into_response(),
         Err(ServerError::Invalid(m)) => page(&state, ctx, Some(&m), None).await,
         Err(e) => internal(e),
@@ -305,12 +316,13 @@ pub async fn remove_category(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Response {
-    let ctx = match posted(&state, lang, signed, &body) {
+    let ctx = match posted(&state, lang, signed, &body).await {
         Ok((ctx, _)) => ctx,
         Err(r) => return r.response(),
     };
+    let partner = ctx.partner_id();
     let removed = match id.parse::<Uuid>() {
-        Ok(id) => q::remove_category(&state.db, ctx.partner_id(), id),
+        Ok(id) => with_db(&state.db, move |db| q::remove_category(db, partner, id)).await,
         Err(_) => Ok(false),
     };
     match removed {

@@ -53,7 +53,7 @@ pub async fn show(
     signed: SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let Some(ctx) = Ctx::new(&state, lang, signed) else {
+    let Some(ctx) = Ctx::new(&state, lang, signed).await else {
         return internal("the session's partner");
     };
     let engine = &state.engine;
@@ -69,7 +69,12 @@ pub async fn show(
         return ctx.page_with_error(StatusCode::NOT_FOUND, title, msg, "");
     };
     let grant_id = engine.catalogue.grant(g).id;
-    let ann = match PartnerAnnotations::load(&state.db, ctx.partner_id(), Some(&[grant_id])) {
+    let partner = ctx.partner_id();
+    let ann = match crate::store::with_db(&state.db, move |db| {
+        PartnerAnnotations::load(db, partner, Some(&[grant_id]))
+    })
+    .await
+    {
         Ok(a) => a,
         Err(e) => return internal(e),
     };

@@ -50,13 +50,16 @@ fn top_results(m: &MatchingRecord) -> String {
 }
 
 pub async fn show(State(state): State<Arc<AppState>>, lang: Lang, signed: SignedIn) -> Response {
-    let Some(ctx) = Ctx::new(&state, lang, signed) else {
+    let Some(ctx) = Ctx::new(&state, lang, signed).await else {
         return internal("the session's partner");
     };
-    let records = match state.db.recent_matchings(ctx.partner_id(), LIMIT) {
-        Ok(r) => r,
-        Err(e) => return internal(e),
-    };
+    let partner = ctx.partner_id();
+    let records =
+        match crate::store::with_db(&state.db, move |db| db.recent_matchings(partner, LIMIT)).await
+        {
+            Ok(r) => r,
+            Err(e) => return internal(e),
+        };
     let rows: String = records
         .iter()
         .map(|m| {

@@ -53,20 +53,28 @@ fn chart(days: &[(String, i64)]) -> String {
 pub async fn show(State(state): State<Arc<AppState>>, lang: Lang, signed: SignedIn) -> Response {
     let SignedIn(session, _) = signed;
     let now = state.clock.now();
-    let Ok(Some(partner)) = state.db.partner(session.user.partner_id) else {
+    let (st, partner_id) = (state.clone(), session.user.partner_id);
+    let loaded = crate::store::blocking(move || {
+        let Ok(Some(partner)) = st.db.partner(partner_id) else {
+            return None;
+        };
+        let Ok(quota) = QuotaView::compute(&st.db, &partner, now, &st.quota_policy) else {
+            return None;
+        };
+        let days = st
+            .db
+            .requests_per_day(
+                partner.id,
+                (now - Duration::days(29)).date_naive(),
+                now.date_naive(),
+            )
+            .unwrap_or_default();
+        Some((partner, quota, days))
+    })
+    .await;
+    let Ok(Some((partner, quota, days))) = loaded else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let Ok(quota) = QuotaView::compute(&state.db, &partner, now, &state.quota_policy) else {
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-    };
-    let days = state
-        .db
-        .requests_per_day(
-            partner.id,
-            (now - Duration::days(29)).date_naive(),
-            now.date_naive(),
-        )
-        .unwrap_or_default();
     let notice = match quota.status() {
         QuotaStatus::Exceeded => format!(
             r#"<p class="notice exceeded" role="alert">{}</p>"#,

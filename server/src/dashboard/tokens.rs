@@ -13,8 +13,8 @@ use super::page::{esc, form_fields, page, Lang, Nav};
 use crate::db::SCOPES;
 use crate::AppState;
 
-fn render(
-    state: &AppState,
+async fn render(
+    state: &Arc<AppState>,
     lang: Lang,
     signed: &SignedIn,
     created: Option<&str>,
@@ -22,11 +22,16 @@ fn render(
 ) -> Response {
     let session = &signed.0;
     let partner_id = session.user.partner_id;
-    let (Ok(Some(partner)), Ok(tokens), Ok(last_used)) = (
-        state.db.partner(partner_id),
-        state.db.tokens(partner_id),
-        state.db.tokens_last_used(partner_id),
-    ) else {
+    let db = state.db.clone();
+    let loaded = crate::store::blocking(move || {
+        (
+            db.partner(partner_id),
+            db.tokens(partner_id),
+            db.tokens_last_used(partner_id),
+        )
+    })
+    .await;
+    let Ok((Ok(Some(partner)), Ok(tokens), Ok(last_used))) = loaded else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     let csrf = esc(&session.csrf);
@@ -99,7 +104,7 @@ fn render(
 }
 
 pub async fn list(State(state): State<Arc<AppState>>, lang: Lang, signed: SignedIn) -> Response {
-    render(&state, lang, &signed, None, None)
+    render(&state, lang, &signed, None, None).await
 }
 
 pub async fn create(
@@ -117,10 +122,13 @@ pub async fn create(
         .filter(|(k, _)| k == "scope")
         .map(|(_, v)| v.clone())
         .collect();
-    match state.db.create_token(signed.0.user.partner_id, &scopes) {
-        Ok((_, token)) => render(&state, lang, &signed, Some(&token), None),
+    let partner = signed.0.user.partner_id;
+    let created =
+        crate::store::with_db(&state.db, move |db| db.create_token(partner, &scopes)).await;
+    match created {
+        Ok((_, token)) => render(&state, lang, &signed, Some(&token), None).await,
         Err(crate::error::ServerError::Invalid(m)) => {
-            let mut r = render(&state, lang, &signed, None, Some(&m));
+            let mut r = render(&state, lang, &signed, None, Some(&m)).await;
             *r.status_mut() = StatusCode::BAD_REQUEST;
             r
         }
@@ -140,16 +148,19 @@ pub async fn revoke(
     let Ok(id) = id.parse::<Uuid>() else {
         return StatusCode::NOT_FOUND.into_response();
     };
-    let owned = state
-        .db
-        .tokens(signed.0.user.partner_id)
-        .map(|ts| ts.iter().any(|t| t.id == id && t.revoked_at.is_none()))
-        .unwrap_or(false);
-    if !owned {
-        return (StatusCode::NOT_FOUND, "404 Not Found").into_response();
-    }
-    match state.db.revoke_token(id) {
-        Ok(_) => Redirect::to("/dashboard/tokens").into_response(),
-        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    let partner = signed.0.user.partner_id;
+    let db = state.db.clone();
+    let revoked = crate::store::blocking(move || {
+        let owned = db
+            .tokens(partner)
+            .map(|ts| ts.iter().any(|t| t.id == id && t.revoked_at.is_none()))
+            .unwrap_or(false);
+        owned.then(|| db.revoke_token(id))
+    })
+    .await;
+    match revoked {
+        Ok(None) => (StatusCode::NOT_FOUND, "404 Not Found").into_response(),
+        Ok(Some(Ok(_))) => Redirect::to("/dashboard/tokens").into_response(),
+        Ok(Some(Err(_))) | Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
 }

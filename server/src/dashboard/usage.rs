@@ -48,7 +48,7 @@ async fn load(
     let since = period_start(period, state.clock.now())
         .ok_or_else(|| LoadError::Failed("no start of the period".into()))?;
     let st = state.clone();
-    let stats = tokio::task::spawn_blocking(move || {
+    let stats = crate::store::blocking(move || {
         st.ledger.flush()?;
         stats(&st.db, partner, since)
     })
@@ -64,7 +64,7 @@ pub async fn show(
     signed: SignedIn,
     RawQuery(query): RawQuery,
 ) -> Response {
-    let Some(ctx) = Ctx::new(&state, lang, signed) else {
+    let Some(ctx) = Ctx::new(&state, lang, signed).await else {
         return internal("the session's partner");
     };
     let title = ctx.t("Usage", "Nutzung");

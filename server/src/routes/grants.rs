@@ -77,18 +77,30 @@ pub async fn list(
     let category_ids = p.uuids("custom_category_ids")?;
     let engine = state.engine.clone();
     let db = state.db.clone();
+    let partner = caller.partner.partner.id;
     // A page of search results takes tens of microseconds: run it on the async worker
-    // (a hand-off to the blocking pool cost more than the work). Filtering on the
-    // partner's qualification reads all its results from SQLite: off the async threads.
-    let light = ai_qualified.is_none() && category_ids.is_empty();
-    let run = move || {
+    // (a hand-off to the blocking pool cost more than the work); the partner's
+    // annotations of the page come from SQLite, on the blocking pool. Filtering on the
+    // partner's qualification reads all its results from SQLite and filters there.
+    let result = if ai_qualified.is_none() && category_ids.is_empty() {
+        let page = engine.list_grants(caller.scope(), &filter, page)?;
         let cat = &engine.catalogue;
-        let partner = caller.partner.partner.id;
-        let (page, ann) = if ai_qualified.is_none() && category_ids.is_empty() {
-            let page = engine.list_grants(caller.scope(), &filter, page)?;
-            let ids: Vec<uuid::Uuid> = page.items.iter().map(|&g| cat.grant(g).id).collect();
-            (page, PartnerAnnotations::load(&db, partner, Some(&ids))?)
-        } else {
+        let ids: Vec<uuid::Uuid> = page.items.iter().map(|&g| cat.grant(g).id).collect();
+        let ann =
+            crate::store::blocking(move || PartnerAnnotations::load(&db, partner, Some(&ids)))
+                .await
+                .map_err(|_| ApiError::internal())??;
+        GrantListResponse {
+            grants: page
+                .items
+                .iter()
+                .map(|&g| views::grant_item(cat, g, &ann))
+                .collect(),
+            meta: PageMeta::of(&page),
+        }
+    } else {
+        let run = move || {
+            let cat = &engine.catalogue;
             let ann = PartnerAnnotations::load(&db, partner, None)?;
             if let Some(unknown) = category_ids.iter().find(|c| !ann.has_category(**c)) {
                 return Err(ApiError::bad_request(format!(
@@ -101,21 +113,16 @@ pub async fn list(
                     && (category_ids.is_empty()
                         || ann.category_ids(id).any(|c| category_ids.contains(&c)))
             })?;
-            (page, ann)
+            Ok::<_, ApiError>(GrantListResponse {
+                grants: page
+                    .items
+                    .iter()
+                    .map(|&g| views::grant_item(cat, g, &ann))
+                    .collect(),
+                meta: PageMeta::of(&page),
+            })
         };
-        Ok::<_, ApiError>(GrantListResponse {
-            grants: page
-                .items
-                .iter()
-                .map(|&g| views::grant_item(cat, g, &ann))
-                .collect(),
-            meta: PageMeta::of(&page),
-        })
-    };
-    let result = if light {
-        run()?
-    } else {
-        tokio::task::spawn_blocking(run)
+        crate::store::blocking(run)
             .await
             .map_err(|_| ApiError::internal())??
     };
@@ -148,11 +155,15 @@ pub async fn detail(
         .find_grant(&id)
         .filter(|&g| caller.scope().is_visible(g))
         .ok_or_else(|| ApiError::not_found(format!("no grant `{}`", clip(&id))))?;
-    let ann = PartnerAnnotations::load(
-        &state.db,
+    let (db, partner, grant) = (
+        state.db.clone(),
         caller.partner.partner.id,
-        Some(&[engine.catalogue.grant(g).id]),
-    )?;
+        engine.catalogue.grant(g).id,
+    );
+    let ann =
+        crate::store::blocking(move || PartnerAnnotations::load(&db, partner, Some(&[grant])))
+            .await
+            .map_err(|_| ApiError::internal())??;
     Ok(Json(GrantDetailResponse {
         grant: views::grant_detail(&engine.catalogue, g, &ann),
     }))

@@ -103,8 +103,8 @@ pub async fn create(
     };
 
     if wants_async(&headers) {
-        state.db.insert_matching(&record)?;
-        record_quota(&state, partner)?;
+        let (stored, _) = store(&state, &caller, record).await?;
+        record = stored;
         tokio::spawn(complete_pending(state.clone(), id, Some(permit)));
         let (status_url, results_url) = matching_urls(id);
         let mut resp = (
@@ -130,8 +130,7 @@ pub async fn create(
     record.results = Some(results.clone());
     record.results_count = Some(results.len() as i64);
     record.completed_at = Some(state.clock.now());
-    state.db.insert_matching(&record)?;
-    let quota = record_quota(&state, partner)?;
+    let (record, quota) = store(&state, &caller, record).await?;
     let mut resp = Json(MatchingCompletedResponse {
         matching: MatchingResultsResponse {
             matching_request_id: id,
@@ -152,6 +151,22 @@ pub async fn create(
 #[derive(Debug, Clone)]
 pub struct OrganizationId(pub String);
 
+/// Stores `record` and then updates the partner's quota ([`record_quota`]), on the
+/// blocking pool; the record is durable before the caller answers.
+async fn store(
+    state: &Arc<AppState>,
+    caller: &Caller,
+    record: MatchingRecord,
+) -> Result<(MatchingRecord, QuotaView), ApiError> {
+    let (st, ctx) = (state.clone(), caller.partner.clone());
+    crate::store::blocking_task("matching request", move || {
+        st.db.insert_matching(&record)?;
+        let quota = record_quota(&st, &ctx.partner)?;
+        Ok::<_, ApiError>((record, quota))
+    })
+    .await?
+}
+
 /// The partner's quota after an accepted matching request; queues the 90 % warning
 /// e-mail when a limit is reached (once per quarter and limit).
 fn record_quota(state: &AppState, partner: &crate::db::Partner) -> Result<QuotaView, ApiError> {
@@ -167,13 +182,17 @@ fn record_quota(state: &AppState, partner: &crate::db::Partner) -> Result<QuotaV
     Ok(quota)
 }
 
-fn load(state: &AppState, caller: &Caller, id: &str) -> Result<MatchingRecord, ApiError> {
+async fn load(
+    state: &Arc<AppState>,
+    caller: &Caller,
+    id: &str,
+) -> Result<MatchingRecord, ApiError> {
     caller.require("matching:use")?;
     let not_found = || ApiError::not_found(format!("no matching request `{}`", clip(id)));
     let uuid = Uuid::parse_str(id).map_err(|_| not_found())?;
-    state
-        .db
-        .matching(uuid)?
+    let db = state.db.clone();
+    crate::store::blocking_task("matching request", move || db.matching(uuid))
+        .await??
         .filter(|r| r.partner_id == caller.partner.partner.id)
         .ok_or_else(not_found)
 }
@@ -199,7 +218,7 @@ pub async fn status(
     caller: Caller,
     PathId(id): PathId,
 ) -> Result<Json<MatchingStatusResponse>, ApiError> {
-    let r = load(&state, &caller, &id)?;
+    let r = load(&state, &caller, &id).await?;
     let (status_url, results_url) = matching_urls(r.id);
     let completed = r.status == MatchingStatus::Completed;
     Ok(Json(MatchingStatusResponse {
@@ -234,7 +253,7 @@ pub async fn results(
     caller: Caller,
     PathId(id): PathId,
 ) -> Result<Json<MatchingResultsResponse>, ApiError> {
-    let r = load(&state, &caller, &id)?;
+    let r = load(&state, &caller, &id).await?;
     Ok(Json(MatchingResultsResponse {
         matching_request_id: r.id,
         organization_id: r.organization_id,

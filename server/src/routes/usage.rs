@@ -36,7 +36,7 @@ pub async fn get_stats(
     let since = period_start(period, state.clock.now()).ok_or_else(ApiError::internal)?;
     let partner = caller.partner.partner.clone();
     let st = state.clone();
-    let stats = tokio::task::spawn_blocking(move || {
+    let stats = crate::store::blocking(move || {
         st.ledger.flush()?;
         stats(&st.db, partner.id, since)
     })
@@ -70,11 +70,11 @@ pub async fn get_quota(
     caller: Caller,
 ) -> Result<Json<QuotaResponse>, ApiError> {
     caller.require("usage:read")?;
-    let q = QuotaView::compute(
-        &state.db,
-        &caller.partner.partner,
-        state.clock.now(),
-        &state.quota_policy,
-    )?;
+    let (st, ctx, now) = (state.clone(), caller.partner.clone(), state.clock.now());
+    let q = crate::store::blocking(move || {
+        QuotaView::compute(&st.db, &ctx.partner, now, &st.quota_policy)
+    })
+    .await
+    .map_err(|_| ApiError::internal())??;
     Ok(Json(QuotaResponse { quota: q.view()? }))
 }

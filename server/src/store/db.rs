@@ -271,7 +271,17 @@ impl Db {
         })
     }
 
+    /// The connection. Inside a tokio runtime this must run in
+    /// [`crate::store::blocking`]: a database call on an async worker thread panics in
+    /// debug builds and is logged (once per process) in release builds.
     pub(crate) fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        if crate::store::on_async_worker() {
+            if cfg!(debug_assertions) {
+                panic!("{}", crate::store::ASYNC_WORKER_MESSAGE);
+            }
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| tracing::warn!("{}", crate::store::ASYNC_WORKER_MESSAGE));
+        }
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 

@@ -110,7 +110,7 @@ impl Ledger {
             loop {
                 tick.tick().await;
                 let l = ledger.clone();
-                match tokio::task::spawn_blocking(move || l.flush()).await {
+                match crate::store::blocking(move || l.flush()).await {
                     Ok(Err(e)) => {
                         tracing::error!(error = %e, "cannot write the usage ledger; will retry")
                     }

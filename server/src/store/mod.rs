@@ -4,7 +4,159 @@
 //! with their planning in `crate::qualification`; usage figures are read in
 //! `crate::usage`. The modules are also reachable at their old paths (`crate::db`,
 //! `crate::matching_store`, `crate::ledger`).
+//!
+//! Rule: no SQLite call runs on an async worker thread. Async code reaches the
+//! database only through [`blocking`] (or [`with_db`]), which runs the work on tokio's
+//! blocking pool; `Db::conn` panics in debug builds when it is called on a thread inside
+//! a tokio runtime outside [`blocking`] (release builds log one warning). Code without a
+//! runtime (the CLI) calls the database directly.
 
 pub mod db;
 pub mod ledger;
 pub mod matching;
+
+use std::cell::Cell;
+
+use crate::error::ServerError;
+
+// The rule "no SQLite call on an async worker thread": every database call of the
+// server runs inside `blocking` (on tokio's blocking pool), and `Db::conn` checks it.
+thread_local! {
+    /// Set while the current thread runs a closure of [`blocking`].
+    static IN_BLOCKING_SECTION: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Resets the flag when the closure ends (also when it panics): blocking-pool threads
+/// are reused for other work.
+struct SectionGuard {
+    previous: bool,
+}
+
+impl Drop for SectionGuard {
+    fn drop(&mut self) {
+        IN_BLOCKING_SECTION.with(|f| f.set(self.previous));
+    }
+}
+
+/// Runs `f` with the "inside the store's blocking section" flag set on this thread.
+fn in_section<T>(f: impl FnOnce() -> T) -> T {
+    let _guard = SectionGuard {
+        previous: IN_BLOCKING_SECTION.with(|f| f.replace(true)),
+    };
+    f()
+}
+
+/// Runs `f` — database work, possibly with other blocking work around it — on tokio's
+/// blocking pool, marked as the store's blocking section so that `Db::conn`
+/// accepts it. This is the one way for async code to reach SQLite. The result is that
+/// of `tokio::task::spawn_blocking(f).await` (a panic of `f` is a `JoinError`).
+pub async fn blocking<T, F>(f: F) -> Result<T, tokio::task::JoinError>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    tokio::task::spawn_blocking(move || in_section(f)).await
+}
+
+/// [`blocking`] with a failed task (a panic) as [`ServerError::Task`] naming `what`.
+pub async fn blocking_task<T, F>(what: &str, f: F) -> Result<T, ServerError>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    blocking(f)
+        .await
+        .map_err(|e| ServerError::Task(format!("{what}: {e}")))
+}
+
+/// Whether a database call on this thread breaks the rule: the thread is inside a tokio
+/// runtime (an async worker, or a `block_on` thread) and not in [`blocking`]. Threads
+/// without a runtime (the CLI, plain unit tests) may call the database directly.
+pub(crate) fn on_async_worker() -> bool {
+    !IN_BLOCKING_SECTION.with(Cell::get) && tokio::runtime::Handle::try_current().is_ok()
+}
+
+/// The message of the guard in `Db::conn`.
+pub(crate) const ASYNC_WORKER_MESSAGE: &str = "SQLite call on an async worker thread: \
+     run database work through grantmatch_server::store::blocking (rule: no SQLite call \
+     runs on an async worker thread)";
+
+/// `f` over the database in [`blocking`]; a failed task (a panic) is
+/// [`ServerError::Task`].
+pub async fn with_db<T, F>(db: &std::sync::Arc<db::Db>, f: F) -> Result<T, ServerError>
+where
+    F: FnOnce(&db::Db) -> Result<T, ServerError> + Send + 'static,
+    T: Send + 'static,
+{
+    let db = db.clone();
+    blocking_task("database task", move || f(&db)).await?
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::db::Db;
+    use super::*;
+
+    fn select_one(db: &Db) -> i64 {
+        db.conn()
+            .query_row("SELECT 1", [], |r| r.get(0))
+            .expect("SELECT 1")
+    }
+
+    #[test]
+    fn without_a_runtime_the_database_is_called_directly() {
+        // The CLI and plain unit tests: no runtime, no check.
+        let db = Db::in_memory().unwrap();
+        assert!(!on_async_worker());
+        assert_eq!(select_one(&db), 1);
+    }
+
+    #[cfg(debug_assertions)]
+    #[tokio::test]
+    #[should_panic(expected = "SQLite call on an async worker thread")]
+    async fn a_database_call_on_the_runtime_thread_panics() {
+        let db = Db::in_memory().unwrap();
+        select_one(&db);
+    }
+
+    #[cfg(debug_assertions)]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_database_call_on_an_async_worker_panics() {
+        let db = Arc::new(Db::in_memory().unwrap());
+        let err = tokio::spawn(async move { select_one(&db) })
+            .await
+            .expect_err("the guard panics");
+        let panic = err.into_panic();
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        assert!(
+            message.contains("no SQLite call runs on an async worker thread"),
+            "{message}"
+        );
+    }
+
+    #[tokio::test]
+    async fn through_blocking_the_database_is_called() {
+        let db = Arc::new(Db::in_memory().unwrap());
+        let d = db.clone();
+        assert_eq!(blocking(move || select_one(&d)).await.unwrap(), 1);
+        let n = with_db(&db, |db| Ok(select_one(db))).await.unwrap();
+        assert_eq!(n, 1);
+        // The flag belongs to the blocking section only, never to the async thread.
+        assert!(on_async_worker());
+    }
+
+    #[test]
+    fn the_flag_is_reset_after_the_section_also_on_a_panic() {
+        assert!(!IN_BLOCKING_SECTION.with(Cell::get));
+        assert!(in_section(|| IN_BLOCKING_SECTION.with(Cell::get)));
+        assert!(!IN_BLOCKING_SECTION.with(Cell::get));
+        let r = std::panic::catch_unwind(|| in_section(|| panic!("inside")));
+        assert!(r.is_err());
+        assert!(!IN_BLOCKING_SECTION.with(Cell::get));
+    }
+}

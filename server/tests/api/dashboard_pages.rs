@@ -29,7 +29,8 @@ fn figure(html: &str, name: &str) -> i64 {
 async fn dashboard_usage_page_shows_the_stats_figures_and_csv() {
     let s = state(0.25);
     let (p, session) = user(&s, "A", "a@example.org").await;
-    let (_, token) = s.db.create_token(p, &["grants:read".into()]).unwrap();
+    let (_, token) =
+        crate::common::off_runtime(|| s.db.create_token(p, &["grants:read".into()])).unwrap();
     let bearer = format!("Bearer {token}");
     for uri in [
         "/api/v1/grants",
@@ -40,7 +41,8 @@ async fn dashboard_usage_page_shows_the_stats_figures_and_csv() {
     }
     // Another partner's traffic is not counted.
     let (b, other) = user(&s, "B", "b@example.org").await;
-    let (_, b_token) = s.db.create_token(b, &["grants:read".into()]).unwrap();
+    let (_, b_token) =
+        crate::common::off_runtime(|| s.db.create_token(b, &["grants:read".into()])).unwrap();
     send_with(
         &s,
         "GET",
@@ -171,12 +173,14 @@ async fn dashboard_matching_history_lists_requests_and_links_the_grants() {
         })
         .collect();
     let completed = matching(p, "org-<1>", MatchingStatus::Completed, Some(results));
-    s.db.insert_matching(&completed).unwrap();
-    s.db.insert_matching(&matching(p, "org-2", MatchingStatus::Pending, None))
-        .unwrap();
+    crate::common::off_runtime(|| s.db.insert_matching(&completed)).unwrap();
+    crate::common::off_runtime(|| {
+        s.db.insert_matching(&matching(p, "org-2", MatchingStatus::Pending, None))
+    })
+    .unwrap();
     let mut failed = matching(p, "org-3", MatchingStatus::Failed, None);
     failed.error = Some("the model is <unavailable>".into());
-    s.db.insert_matching(&failed).unwrap();
+    crate::common::off_runtime(|| s.db.insert_matching(&failed)).unwrap();
     let r = get(&s, "/dashboard/matching", &session).await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.text.contains("<code>org-&lt;1&gt;</code>"), "{}", r.text);
@@ -229,15 +233,16 @@ async fn dashboard_grant_page_keeps_to_the_partners_scope() {
         .find(|r| r.slug == "bayern")
         .unwrap()
         .id;
-    let p =
+    let p = crate::common::off_runtime(|| {
         s.db.create_partner(&NewPartner {
             name: "Bayern".into(),
             tier: "starter".into(),
             region_ids: vec![bayern],
             ..Default::default()
         })
-        .unwrap()
-        .id;
+    })
+    .unwrap()
+    .id;
     let session = user_of(&s, p, "by@example.org").await;
     // testprogramm-4 is Saxon only, testprogramm-3 Bavarian (see the scope tests).
     let r = get(&s, "/dashboard/grants/testprogramm-4", &session).await;
@@ -260,7 +265,12 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     // Without the CSRF token nothing is stored.
     let r = post(&s, "/dashboard/qualification", &session, "prompt=Vereine").await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    assert!(qualification::config(&s.db, p).unwrap().prompt.is_none());
+    assert!(
+        crate::common::off_runtime(|| qualification::config(&s.db, p))
+            .unwrap()
+            .prompt
+            .is_none()
+    );
     // An empty prompt: 400 with the reason, nothing stored.
     let r = post(
         &s,
@@ -284,7 +294,10 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     let r = post(&s, "/dashboard/qualification", &session, &form).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.text);
     assert_eq!(
-        qualification::config(&s.db, p).unwrap().prompt.as_deref(),
+        crate::common::off_runtime(|| qualification::config(&s.db, p))
+            .unwrap()
+            .prompt
+            .as_deref(),
         Some(prompt)
     );
     let page = get(&s, "/dashboard/qualification", &session).await;
@@ -294,8 +307,11 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
         page.text
     );
     // The reading is the engine's (as `grantmatch partner status` prints it).
-    let partner = s.db.partner(p).unwrap().unwrap();
-    let status = qualification::status(&s.engine, &s.db, &partner).unwrap();
+    let partner = crate::common::off_runtime(|| s.db.partner(p))
+        .unwrap()
+        .unwrap();
+    let status =
+        crate::common::off_runtime(|| qualification::status(&s.engine, &s.db, &partner)).unwrap();
     let lines: Vec<&str> = status["reading_description"]
         .as_array()
         .unwrap()
@@ -333,7 +349,7 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     )
     .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.text);
-    let cats = qualification::categories(&s.db, p).unwrap();
+    let cats = crate::common::off_runtime(|| qualification::categories(&s.db, p)).unwrap();
     assert_eq!(cats.len(), 1);
     assert_eq!(
         cats[0].keywords,
@@ -376,7 +392,12 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     )
     .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
-    assert_eq!(qualification::categories(&s.db, p).unwrap().len(), 1);
+    assert_eq!(
+        crate::common::off_runtime(|| qualification::categories(&s.db, p))
+            .unwrap()
+            .len(),
+        1
+    );
 
     let r = post(
         &s,
@@ -386,7 +407,11 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     )
     .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
-    assert!(qualification::categories(&s.db, p).unwrap().is_empty());
+    assert!(
+        crate::common::off_runtime(|| qualification::categories(&s.db, p))
+            .unwrap()
+            .is_empty()
+    );
     // Removing the prompt.
     let r = post(
         &s,
@@ -396,7 +421,12 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     )
     .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
-    assert!(qualification::config(&s.db, p).unwrap().prompt.is_none());
+    assert!(
+        crate::common::off_runtime(|| qualification::config(&s.db, p))
+            .unwrap()
+            .prompt
+            .is_none()
+    );
     let page = get(&s, "/dashboard/qualification?lang=de", &session).await;
     assert!(page.text.contains("Kein Prompt gesetzt"), "{}", page.text);
 }

@@ -126,19 +126,23 @@ fn setup_with(s: Setup) -> M {
         });
     let raw = raw();
     let partner = |name: &str, tier: &str, regions: Vec<Uuid>| {
-        db.create_partner(&NewPartner {
-            name: name.into(),
-            tier: tier.into(),
-            contact_email: Some(format!("{}@example.org", name.to_lowercase())),
-            region_ids: regions,
-            grant_area_ids: vec![],
+        crate::common::off_runtime(|| {
+            db.create_partner(&NewPartner {
+                name: name.into(),
+                tier: tier.into(),
+                contact_email: Some(format!("{}@example.org", name.to_lowercase())),
+                region_ids: regions,
+                grant_area_ids: vec![],
+            })
         })
         .expect("partner")
         .id
     };
     let token = |p: Uuid, scopes: &[&str]| {
         let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
-        db.create_token(p, &scopes).expect("token").1
+        crate::common::off_runtime(|| db.create_token(p, &scopes))
+            .expect("token")
+            .1
     };
     let full_partner = partner("Full", "standard", vec![]);
     let other = partner("Other", "standard", vec![]);
@@ -526,11 +530,12 @@ async fn missing_required_fields_are_400_naming_the_field() {
         }
     }
     // Nothing was recorded for refused requests.
-    let (used, _) = m
-        .state
-        .db
-        .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
-        .unwrap();
+    let (used, _) = crate::common::off_runtime(|| {
+        m.state
+            .db
+            .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
+    })
+    .unwrap();
     assert_eq!(used, 0);
 }
 
@@ -935,11 +940,12 @@ async fn without_token_401_and_without_matching_scope_403() {
         assert_error(&r, 403, "insufficient_scope");
     }
     // Only the one accepted request was recorded.
-    let (used, _) = m
-        .state
-        .db
-        .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
-        .unwrap();
+    let (used, _) = crate::common::off_runtime(|| {
+        m.state
+            .db
+            .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
+    })
+    .unwrap();
     assert_eq!(used, 1);
 }
 
@@ -1583,15 +1589,12 @@ async fn sync_request_is_stored_before_the_response() {
     let v = m.match_ok(&m.full, &b).await;
     let id = Uuid::parse_str(v["matching_request_id"].as_str().unwrap()).unwrap();
     // No waiting: the row is there when the response is.
-    let rec = m
-        .state
-        .db
-        .matching(id)
+    let rec = crate::common::off_runtime(|| m.state.db.matching(id))
         .unwrap()
         .expect("the billing record exists when the response arrives");
     assert_eq!(rec.status, MatchingStatus::Completed);
     assert_eq!(rec.partner_id, m.full_partner);
-    let tokens = m.state.db.tokens(m.full_partner).unwrap();
+    let tokens = crate::common::off_runtime(|| m.state.db.tokens(m.full_partner)).unwrap();
     let token = tokens
         .iter()
         .find(|t| t.scopes.iter().any(|s| s == "matching:use"))
@@ -1643,10 +1646,7 @@ async fn async_request_202_stored_at_once_then_completed() {
     let id = v["matching_request_id"].as_str().unwrap().to_string();
     let uuid = Uuid::parse_str(&id).unwrap();
     // The row exists the moment the 202 is seen.
-    let rec = m
-        .state
-        .db
-        .matching(uuid)
+    let rec = crate::common::off_runtime(|| m.state.db.matching(uuid))
         .unwrap()
         .expect("the billing record exists when the 202 arrives");
     assert!(
@@ -1680,7 +1680,9 @@ async fn async_request_202_stored_at_once_then_completed() {
         .ok();
     assert_eq!(results["status"], COMPLETED);
     assert_eq!(results["results"], done["results"]);
-    let rec = m.state.db.matching(uuid).unwrap().unwrap();
+    let rec = crate::common::off_runtime(|| m.state.db.matching(uuid))
+        .unwrap()
+        .unwrap();
     assert_eq!(rec.status, MatchingStatus::Completed);
     assert_eq!(rec.results_count, done["results_count"].as_i64());
 
@@ -1727,17 +1729,18 @@ async fn without_a_loaded_model_matching_is_503() {
     let engine = tiny_engine();
     let db = Arc::new(Db::in_memory().unwrap());
     let state = Arc::new(AppState::new(engine, db.clone()));
-    let partner = db
-        .create_partner(&NewPartner {
+    let partner = crate::common::off_runtime(|| {
+        db.create_partner(&NewPartner {
             name: "P".into(),
             tier: "starter".into(),
             ..NewPartner::default()
         })
-        .unwrap()
-        .id;
-    let (_, token) = db
-        .create_token(partner, &["matching:use".to_string()])
-        .unwrap();
+    })
+    .unwrap()
+    .id;
+    let (_, token) =
+        crate::common::off_runtime(|| db.create_token(partner, &["matching:use".to_string()]))
+            .unwrap();
     let auth = format!("Bearer {token}");
     let b = body("o-503", profile(DESCRIPTION, json!({}))).to_string();
     for prefer in [None, Some("respond-async")] {
@@ -1760,9 +1763,11 @@ async fn without_a_loaded_model_matching_is_503() {
         assert!(msg.to_lowercase().contains("model"), "{msg}");
     }
     // Nothing stored, nothing pending.
-    assert!(db.pending_matchings().unwrap().is_empty());
+    assert!(crate::common::off_runtime(|| db.pending_matchings())
+        .unwrap()
+        .is_empty());
     assert_eq!(
-        db.matching_usage(partner, &quarter_of(chrono::Utc::now()).0)
+        crate::common::off_runtime(|| db.matching_usage(partner, &quarter_of(chrono::Utc::now()).0))
             .unwrap()
             .0,
         0
@@ -1808,13 +1813,18 @@ async fn full_queue_is_503_and_frees_up() {
     assert!(!msg.is_empty());
     let r = m.post_async(&m.full, &b).await;
     assert_error(&r, 503, "service_unavailable");
-    assert!(m.state.db.pending_matchings().unwrap().is_empty());
-    assert_eq!(
-        m.state
-            .db
-            .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
+    assert!(
+        crate::common::off_runtime(|| m.state.db.pending_matchings())
             .unwrap()
-            .0,
+            .is_empty()
+    );
+    assert_eq!(
+        crate::common::off_runtime(|| m
+            .state
+            .db
+            .matching_usage(m.full_partner, &quarter_of(t(NOW)).0))
+        .unwrap()
+        .0,
         0
     );
     drop(slot);

@@ -631,19 +631,22 @@ fn matching_state(model: bool, limits: RateLimits) -> (Arc<AppState>, String, St
                 .with_timezone(&chrono::Utc),
         ))
         .with_rate_limits(limits);
-    let p = db
-        .create_partner(&NewPartner {
+    let p = crate::common::off_runtime(|| {
+        db.create_partner(&NewPartner {
             name: "Docs".into(),
             tier: "standard".into(),
             contact_email: Some("docs@example.org".into()),
             region_ids: vec![],
             grant_area_ids: vec![],
         })
-        .unwrap()
-        .id;
+    })
+    .unwrap()
+    .id;
     let token = |scopes: &[&str]| {
         let s: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
-        db.create_token(p, &s).unwrap().1
+        crate::common::off_runtime(|| db.create_token(p, &s))
+            .unwrap()
+            .1
     };
     let all = token(&["grants:read", "matching:use", "usage:read"]);
     let read_only = token(&["grants:read"]);

@@ -76,15 +76,21 @@ fn state_over(db: Arc<Db>, model: bool) -> Arc<AppState> {
 
 fn setup_with_db(db: Arc<Db>) -> Q {
     let partner = |name: &str| {
-        db.create_partner(&NewPartner {
-            name: name.into(),
-            tier: "standard".into(),
-            ..Default::default()
+        crate::common::off_runtime(|| {
+            db.create_partner(&NewPartner {
+                name: name.into(),
+                tier: "standard".into(),
+                ..Default::default()
+            })
         })
         .expect("partner")
         .id
     };
-    let token = |p: Uuid| db.create_token(p, &["grants:read".into()]).unwrap().1;
+    let token = |p: Uuid| {
+        crate::common::off_runtime(|| db.create_token(p, &["grants:read".into()]))
+            .unwrap()
+            .1
+    };
     let (a, b, c) = (partner("A"), partner("B"), partner("C"));
     Q {
         state: state_over(db.clone(), true),
@@ -102,27 +108,31 @@ fn setup() -> Q {
 }
 
 fn categories(db: &Db, partner: Uuid) -> (Uuid, Uuid) {
-    let digital = q::add_category(
-        db,
-        partner,
-        &NewCategory {
-            name: "Digitalisierung".into(),
-            name_en: "Digitalisation".into(),
-            description: Some("Digitale Technik, Breitband und künstliche Intelligenz".into()),
-            keywords: vec!["Digitalisierung".into(), "Breitband".into(), "KI".into()],
-        },
-    )
+    let digital = crate::common::off_runtime(|| {
+        q::add_category(
+            db,
+            partner,
+            &NewCategory {
+                name: "Digitalisierung".into(),
+                name_en: "Digitalisation".into(),
+                description: Some("Digitale Technik, Breitband und künstliche Intelligenz".into()),
+                keywords: vec!["Digitalisierung".into(), "Breitband".into(), "KI".into()],
+            },
+        )
+    })
     .unwrap();
-    let umwelt = q::add_category(
-        db,
-        partner,
-        &NewCategory {
-            name: "Umwelt & Klima".into(),
-            name_en: "Environment & climate".into(),
-            description: None,
-            keywords: vec!["Naturschutz".into(), "Klimaschutz".into(), "Umwelt".into()],
-        },
-    )
+    let umwelt = crate::common::off_runtime(|| {
+        q::add_category(
+            db,
+            partner,
+            &NewCategory {
+                name: "Umwelt & Klima".into(),
+                name_en: "Environment & climate".into(),
+                description: None,
+                keywords: vec!["Naturschutz".into(), "Klimaschutz".into(), "Umwelt".into()],
+            },
+        )
+    })
     .unwrap();
     (digital.id, umwelt.id)
 }
@@ -179,9 +189,12 @@ fn assert_unassessed(v: &Value) {
 #[tokio::test]
 async fn prompt_and_categories_fill_list_and_detail_of_that_partner_only() {
     let t = setup();
-    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
+    crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, None)).unwrap();
     let (digital, umwelt) = categories(&t.db, t.a);
-    q::set_prompt(&t.db, t.c, "Nur Bürgschaften für Unternehmen", None).unwrap();
+    crate::common::off_runtime(|| {
+        q::set_prompt(&t.db, t.c, "Nur Bürgschaften für Unternehmen", None)
+    })
+    .unwrap();
 
     // Null before assessment.
     let before = list(&t.state, &t.a_token, "").await;
@@ -287,7 +300,7 @@ async fn prompt_and_categories_fill_list_and_detail_of_that_partner_only() {
 #[tokio::test]
 async fn a_prompt_change_reassesses_and_nothing_stale_is_shown() {
     let t = setup();
-    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
+    crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, None)).unwrap();
     pass(&t.state).await;
     let first = list(&t.state, &t.a_token, "").await;
     assert_eq!(first["testprogramm-12"]["ai_qualified"], true);
@@ -299,7 +312,8 @@ async fn a_prompt_change_reassesses_and_nothing_stale_is_shown() {
     assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(0));
 
     // ...until the prompt changes: results are null at once, then re-assessed.
-    q::set_prompt(&t.db, t.a, "Nur Bürgschaften in Sachsen", None).unwrap();
+    crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, "Nur Bürgschaften in Sachsen", None))
+        .unwrap();
     list(&t.state, &t.a_token, "")
         .await
         .values()
@@ -318,7 +332,7 @@ async fn a_prompt_change_reassesses_and_nothing_stale_is_shown() {
         .contains("Zuschuss"));
 
     // Clearing the prompt: null again, nothing to assess.
-    assert!(q::clear_prompt(&t.db, t.a).unwrap());
+    assert!(crate::common::off_runtime(|| q::clear_prompt(&t.db, t.a)).unwrap());
     assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(0));
     list(&t.state, &t.a_token, "")
         .await
@@ -329,7 +343,7 @@ async fn a_prompt_change_reassesses_and_nothing_stale_is_shown() {
 #[tokio::test]
 async fn filters_on_own_results() {
     let t = setup();
-    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
+    crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, None)).unwrap();
     let (digital, umwelt) = categories(&t.db, t.a);
     pass(&t.state).await;
     let all = list(&t.state, &t.a_token, "").await;
@@ -393,7 +407,7 @@ async fn results_persist_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let (a, a_token, expected) = {
         let t = setup_with_db(Arc::new(Db::open(dir.path()).unwrap()));
-        q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
+        crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, None)).unwrap();
         categories(&t.db, t.a);
         pass(&t.state).await;
         let l = list(&t.state, &t.a_token, "").await;
@@ -408,8 +422,10 @@ async fn results_persist_across_a_restart() {
     // With the model, a restart re-assesses nothing (keys unchanged).
     let state = state_over(db.clone(), true);
     assert_eq!(pass(&state).await, 0);
-    let partner = db.partner(a).unwrap().unwrap();
-    let status = q::status(&state.engine, &db, &partner).unwrap();
+    let partner = crate::common::off_runtime(|| db.partner(a))
+        .unwrap()
+        .unwrap();
+    let status = crate::common::off_runtime(|| q::status(&state.engine, &db, &partner)).unwrap();
     assert_eq!(status["pending"], 0, "{status}");
     assert_eq!(status["qualification"]["assessed"], 12, "{status}");
 }
@@ -418,11 +434,14 @@ async fn results_persist_across_a_restart() {
 async fn the_background_assessor_notices_changes_and_reports_progress() {
     let t = setup();
     let handle = q::spawn_assessor_every(t.state.clone(), Duration::from_millis(100));
-    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
-    let partner = t.db.partner(t.a).unwrap().unwrap();
+    crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, None)).unwrap();
+    let partner = crate::common::off_runtime(|| t.db.partner(t.a))
+        .unwrap()
+        .unwrap();
     let started = Instant::now();
     loop {
-        let status = q::status(&t.state.engine, &t.db, &partner).unwrap();
+        let status =
+            crate::common::off_runtime(|| q::status(&t.state.engine, &t.db, &partner)).unwrap();
         if status["pending"] == 0 {
             assert_eq!(status["qualification"]["total"], 12);
             break;
@@ -456,17 +475,20 @@ async fn the_background_assessor_notices_changes_and_reports_progress() {
 async fn only_grants_in_scope_are_assessed() {
     let db = Arc::new(Db::in_memory().unwrap());
     let bayern = Uuid::parse_str(&raw().region_id("bayern")).unwrap();
-    let p = db
-        .create_partner(&NewPartner {
+    let p = crate::common::off_runtime(|| {
+        db.create_partner(&NewPartner {
             name: "Bayern".into(),
             tier: "standard".into(),
             region_ids: vec![bayern],
             ..Default::default()
         })
-        .unwrap();
-    let token = db.create_token(p.id, &["grants:read".into()]).unwrap().1;
+    })
+    .unwrap();
+    let token = crate::common::off_runtime(|| db.create_token(p.id, &["grants:read".into()]))
+        .unwrap()
+        .1;
     let state = state_over(db.clone(), true);
-    q::set_prompt(&db, p.id, "Naturschutz", None).unwrap();
+    crate::common::off_runtime(|| q::set_prompt(&db, p.id, "Naturschutz", None)).unwrap();
     let visible = raw().visible(&[bayern.to_string()], &[]);
     assert_eq!(pass(&state).await, visible.len());
     let l = list(&state, &token, "").await;
@@ -484,7 +506,7 @@ async fn only_grants_in_scope_are_assessed() {
 #[tokio::test]
 async fn rules_correct_the_reading_and_a_change_reassesses() {
     let t = setup();
-    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
+    crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, None)).unwrap();
     pass(&t.state).await;
     assert_eq!(
         list(&t.state, &t.a_token, "").await["testprogramm-12"]["ai_qualified"],
@@ -493,8 +515,8 @@ async fn rules_correct_the_reading_and_a_change_reassesses() {
     let rules =
         grantmatch_engine::qualify::QualificationRules::from_json(r#"{"regions": ["Bayern"]}"#)
             .unwrap();
-    q::set_prompt(&t.db, t.a, PROMPT, Some(&rules)).unwrap();
-    let config = q::config(&t.db, t.a).unwrap();
+    crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, Some(&rules))).unwrap();
+    let config = crate::common::off_runtime(|| q::config(&t.db, t.a)).unwrap();
     assert_eq!(config.rules.as_ref(), Some(&rules));
     let bayern = t.state.engine.catalogue.find_region("Bayern").unwrap();
     assert_eq!(
@@ -513,8 +535,13 @@ async fn rules_correct_the_reading_and_a_change_reassesses() {
         "{g12}"
     );
     // The same prompt without rules: the rules are gone and the reading decides again.
-    q::set_prompt(&t.db, t.a, PROMPT, None).unwrap();
-    assert_eq!(q::config(&t.db, t.a).unwrap().rules, None);
+    crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, None)).unwrap();
+    assert_eq!(
+        crate::common::off_runtime(|| q::config(&t.db, t.a))
+            .unwrap()
+            .rules,
+        None
+    );
     assert_eq!(assessor.pass(&t.state).await.unwrap(), Some(12));
     assert_eq!(
         list(&t.state, &t.a_token, "").await["testprogramm-12"]["ai_qualified"],

@@ -123,21 +123,24 @@ impl U {
     }
 
     fn partner(&self, name: &str, tier: &str) -> Uuid {
-        self.db()
-            .create_partner(&NewPartner {
+        crate::common::off_runtime(|| {
+            self.db().create_partner(&NewPartner {
                 name: name.into(),
                 tier: tier.into(),
                 contact_email: Some(format!("{}@example.org", name.to_lowercase())),
                 region_ids: vec![],
                 grant_area_ids: vec![],
             })
-            .expect("partner")
-            .id
+        })
+        .expect("partner")
+        .id
     }
 
     fn token(&self, partner: Uuid, scopes: &[&str]) -> String {
         let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
-        self.db().create_token(partner, &scopes).expect("token").1
+        crate::common::off_runtime(|| self.db().create_token(partner, &scopes))
+            .expect("token")
+            .1
     }
 
     fn set_now(&self, now: &str) {
@@ -839,7 +842,7 @@ async fn matching_quota_transitions_at_89_90_100_101_percent_and_warns_once() {
             }),
             "request {i}"
         );
-        let mails = outbox(u.db(), false).unwrap();
+        let mails = crate::common::off_runtime(|| outbox(u.db(), false)).unwrap();
         assert_eq!(
             mails.len(),
             usize::from(i >= 90),
@@ -873,7 +876,7 @@ async fn matching_quota_transitions_at_89_90_100_101_percent_and_warns_once() {
 
     // Exactly one e-mail: to the contact address, for this quarter and limit, unsent
     // (no SMTP configured).
-    let mails = outbox(u.db(), false).unwrap();
+    let mails = crate::common::off_runtime(|| outbox(u.db(), false)).unwrap();
     assert_eq!(mails.len(), 1, "{mails:?}");
     let m = &mails[0];
     assert_eq!(m.partner_id, p.to_string());
@@ -883,7 +886,13 @@ async fn matching_quota_transitions_at_89_90_100_101_percent_and_warns_once() {
     assert!(!m.sent);
     assert!(m.subject.contains("2026-Q4"), "{}", m.subject);
     assert!(m.body.contains("90 von 100"), "{}", m.body);
-    assert_eq!(outbox(u.db(), true).unwrap().len(), 1, "still unsent");
+    assert_eq!(
+        crate::common::off_runtime(|| outbox(u.db(), true))
+            .unwrap()
+            .len(),
+        1,
+        "still unsent"
+    );
 
     // The bystander is untouched.
     let q = u.quota(&other_tok).await;
@@ -902,7 +911,13 @@ async fn matching_quota_transitions_at_89_90_100_101_percent_and_warns_once() {
         v["quota"],
         json!({"matching_requests_used": 1, "matching_requests_limit": 100, "usage_percentage": 1.0})
     );
-    assert_eq!(outbox(u.db(), false).unwrap().len(), 1, "no new e-mail");
+    assert_eq!(
+        crate::common::off_runtime(|| outbox(u.db(), false))
+            .unwrap()
+            .len(),
+        1,
+        "no new e-mail"
+    );
     // The stats of the new quarter hold only its own traffic.
     let v = u.stats(&tok, "").await;
     assert_eq!(v["stats"]["matching_requests"], 1);
@@ -938,7 +953,13 @@ async fn organization_quota_transitions_and_warns_once_per_limit_and_quarter() {
                 "{q}"
             );
             assert_eq!(q["matching_requests"]["limit"], 10_000, "{q}");
-            seen.push((i, quota_state(&q), outbox(u.db(), false).unwrap().len()));
+            seen.push((
+                i,
+                quota_state(&q),
+                crate::common::off_runtime(|| outbox(u.db(), false))
+                    .unwrap()
+                    .len(),
+            ));
         }
     }
     let s = |st: &str, w: bool, x: bool| (st.to_string(), w, x);
@@ -951,7 +972,7 @@ async fn organization_quota_transitions_and_warns_once_per_limit_and_quarter() {
             (101, s("exceeded", true, true), 1),
         ]
     );
-    let mails = outbox(u.db(), false).unwrap();
+    let mails = crate::common::off_runtime(|| outbox(u.db(), false)).unwrap();
     assert_eq!(mails[0].kind, "active_organizations");
     assert_eq!(mails[0].quarter, "2026-Q2");
     assert_eq!(mails[0].recipient.as_deref(), Some("many@example.org"));
@@ -965,7 +986,7 @@ async fn organization_quota_transitions_and_warns_once_per_limit_and_quarter() {
     assert_eq!(q["quarter"], "2026-Q3");
     assert_eq!(q["active_organizations"]["current"], 95);
     assert_eq!(q["status"], "warning");
-    let mails = outbox(u.db(), false).unwrap();
+    let mails = crate::common::off_runtime(|| outbox(u.db(), false)).unwrap();
     assert_eq!(
         mails
             .iter()
@@ -979,7 +1000,8 @@ async fn organization_quota_transitions_and_warns_once_per_limit_and_quarter() {
 }
 
 /// Writes `n` completed matching requests of a partner straight into the database
-/// (the quota counts the stored matching requests).
+/// (the quota counts the stored matching requests); off the runtime: see
+/// [`crate::common::off_runtime`].
 fn store_matchings(db: &Db, partner: Uuid, n: usize, at: DateTime<Utc>) {
     let token = Uuid::new_v4();
     for i in 0..n {
@@ -1012,7 +1034,7 @@ async fn thresholds_are_exact_for_large_limits() {
     let p = u.partner("Big", "enterprise");
     let tok = u.token(p, &["usage:read"]);
     let at = t("2026-11-01T00:00:00Z");
-    store_matchings(u.db(), p, 22_499, at);
+    crate::common::off_runtime(|| store_matchings(u.db(), p, 22_499, at));
     let q = u.quota(&tok).await;
     assert_eq!(q["matching_requests"]["current"], 22_499);
     assert_eq!(q["matching_requests"]["limit"], 25_000);
@@ -1022,14 +1044,19 @@ async fn thresholds_are_exact_for_large_limits() {
         "89.996 % is below 90 %: {q}"
     );
     // The warning e-mail (queued after each matching) follows the same threshold.
-    let partner = u.db().partner(p).unwrap().unwrap();
+    let partner = crate::common::off_runtime(|| u.db().partner(p))
+        .unwrap()
+        .unwrap();
     let queue = || {
         let now = u.state.clock.now();
-        let view = QuotaView::compute(u.db(), &partner, now, &QuotaPolicy::default()).unwrap();
-        queue_quota_warnings(u.db(), &partner, &view, now).unwrap()
+        let view = crate::common::off_runtime(|| {
+            QuotaView::compute(u.db(), &partner, now, &QuotaPolicy::default())
+        })
+        .unwrap();
+        crate::common::off_runtime(|| queue_quota_warnings(u.db(), &partner, &view, now)).unwrap()
     };
     assert_eq!(queue(), 0, "no e-mail below 90 %");
-    store_matchings(u.db(), p, 1, at);
+    crate::common::off_runtime(|| store_matchings(u.db(), p, 1, at));
     let q = u.quota(&tok).await;
     assert_eq!(
         quota_state(&q),
@@ -1038,7 +1065,7 @@ async fn thresholds_are_exact_for_large_limits() {
     );
     assert_eq!(queue(), 1, "the e-mail at 90 %");
     assert_eq!(queue(), 0, "and only once");
-    store_matchings(u.db(), p, 2_500, at);
+    crate::common::off_runtime(|| store_matchings(u.db(), p, 2_500, at));
     let q = u.quota(&tok).await;
     assert_eq!(q["matching_requests"]["current"], 25_000);
     assert_eq!(
@@ -1046,7 +1073,7 @@ async fn thresholds_are_exact_for_large_limits() {
         ("warning".into(), true, false),
         "100 % is not exceeded: {q}"
     );
-    store_matchings(u.db(), p, 1, at);
+    crate::common::off_runtime(|| store_matchings(u.db(), p, 1, at));
     let q = u.quota(&tok).await;
     assert_eq!(q["matching_requests"]["current"], 25_001);
     assert_eq!(
@@ -1342,8 +1369,15 @@ async fn partner_limit_is_shared_across_tokens() {
     assert_eq!(rate_headers(&r).1, 4);
 
     // The ledger (read directly: every token of the partner is limited now).
-    u.state.ledger.flush().unwrap();
-    let s = json!(grantmatch_server::usage::stats(u.db(), p, t("2026-11-22T00:00:00Z")).unwrap());
+    crate::common::off_runtime(|| u.state.ledger.flush()).unwrap();
+    let s = json!(
+        crate::common::off_runtime(|| grantmatch_server::usage::stats(
+            u.db(),
+            p,
+            t("2026-11-22T00:00:00Z")
+        ))
+        .unwrap()
+    );
     assert_eq!(s["total_requests"], 8);
     assert_eq!(s["failed_requests"], 3);
     assert_eq!(s["by_endpoint"], json!({GRANTS: 8}));
@@ -1417,8 +1451,15 @@ async fn a_timed_out_request_is_in_the_ledger_with_rate_limit_headers() {
     let body: Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(body["error"]["code"], "timeout", "{body}");
     assert!(headers.contains_key("x-ratelimit-limit"), "{headers:?}");
-    u.state.ledger.flush().unwrap();
-    let s = json!(grantmatch_server::usage::stats(u.db(), p, t("2026-11-22T00:00:00Z")).unwrap());
+    crate::common::off_runtime(|| u.state.ledger.flush()).unwrap();
+    let s = json!(
+        crate::common::off_runtime(|| grantmatch_server::usage::stats(
+            u.db(),
+            p,
+            t("2026-11-22T00:00:00Z")
+        ))
+        .unwrap()
+    );
     assert_eq!(s["total_requests"], 1, "{s}");
     assert_eq!(s["failed_requests"], 1, "{s}");
     assert_eq!(s["by_endpoint"], json!({MATCHING: 1}), "{s}");

@@ -45,8 +45,25 @@ pub fn tiny_engine_plain() -> Arc<Engine> {
     Arc::new(Engine::from_records(records).expect("engine builds"))
 }
 
+/// Runs `f` — a test's own database set-up or check — on a plain thread outside the
+/// tokio runtime and waits for it. The server's store panics (debug builds) on SQLite
+/// calls from a thread inside a runtime that are not in `grantmatch_server::store::blocking`
+/// (rule: no SQLite call runs on an async worker thread); test code reaches the
+/// database directly through this instead.
+pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        s.spawn(f)
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
 /// A new starter partner in `db` with one token of `scopes`: the `Authorization` value.
 pub fn starter_token(db: &Db, scopes: &[&str]) -> String {
+    off_runtime(|| starter_token_here(db, scopes))
+}
+
+fn starter_token_here(db: &Db, scopes: &[&str]) -> String {
     let p = db
         .create_partner(&NewPartner {
             name: "Starter".into(),
@@ -312,10 +329,12 @@ fn build(dir: &Path, area_slug: &'static str) -> Fx {
 pub fn real() -> &'static Fx {
     static FX: OnceLock<Fx> = OnceLock::new();
     FX.get_or_init(|| {
-        build(
-            &repo_root().join("fixtures/catalogue"),
-            "energieeffizienz-erneuerbare-energien",
-        )
+        off_runtime(|| {
+            build(
+                &repo_root().join("fixtures/catalogue"),
+                "energieeffizienz-erneuerbare-energien",
+            )
+        })
     })
 }
 
@@ -325,10 +344,12 @@ pub fn real() -> &'static Fx {
 pub fn tiny() -> &'static Fx {
     static FX: OnceLock<Fx> = OnceLock::new();
     FX.get_or_init(|| {
-        build(
-            &repo_root().join("fixtures/test-catalogues/tiny"),
-            "digitalisierung-ki",
-        )
+        off_runtime(|| {
+            build(
+                &repo_root().join("fixtures/test-catalogues/tiny"),
+                "digitalisierung-ki",
+            )
+        })
     })
 }
 
