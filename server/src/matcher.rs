@@ -110,16 +110,25 @@ pub async fn compute(
     scope: ResolvedScope,
     input: MatchInput,
 ) -> Result<Vec<MatchResult>, ServerError> {
-    let engine = state.engine.clone();
-    let options = state.matcher.options;
-    let today = state.clock.today();
-    tokio::task::spawn_blocking(move || {
-        let (_, matches) = engine.match_profile(&embedder, &scope, &input, &options, today)?;
-        let cat = &engine.catalogue;
-        Ok::<_, ServerError>(matches.iter().map(|m| MatchResult::new(cat, m)).collect())
-    })
-    .await
-    .map_err(|e| ServerError::Task(format!("matching: {e}")))?
+    let st = state.clone();
+    tokio::task::spawn_blocking(move || compute_blocking(&st, &embedder, &scope, &input))
+        .await
+        .map_err(|e| ServerError::Task(format!("matching: {e}")))?
+}
+
+/// Matches `input` on the calling thread (a blocking-pool thread: the model and the
+/// ranking take milliseconds).
+pub fn compute_blocking(
+    state: &AppState,
+    embedder: &Embedder,
+    scope: &ResolvedScope,
+    input: &MatchInput,
+) -> Result<Vec<MatchResult>, ServerError> {
+    let (engine, options) = (&state.engine, &state.matcher.options);
+    let (_, matches) =
+        engine.match_profile(embedder, scope, input, options, state.clock.today())?;
+    let cat = &engine.catalogue;
+    Ok(matches.iter().map(|m| MatchResult::new(cat, m)).collect())
 }
 
 /// Completes a stored pending request (asynchronous form, or after a restart).

@@ -20,7 +20,7 @@ use super::PathId;
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
-use crate::matcher::{complete_pending, compute};
+use crate::matcher::{complete_pending, compute_blocking};
 use crate::matching_store::MatchingRecord;
 use crate::openapi::schemas::MatchingRequest;
 use crate::params::clip;
@@ -124,13 +124,21 @@ pub async fn create(
         return Ok(resp);
     }
 
-    let results = compute(&state, embedder, caller.partner.scope.clone(), input).await?;
-    drop(permit);
-    record.status = MatchingStatus::Completed;
-    record.results = Some(results.clone());
-    record.results_count = Some(results.len() as i64);
-    record.completed_at = Some(state.clock.now());
-    let (record, quota) = store(&state, &caller, record).await?;
+    // Ranking and storing in one task on the blocking pool: one hop for the request,
+    // and the record is durable before the response is built.
+    let (st, ctx) = (state.clone(), caller.partner.clone());
+    let (record, quota, results) = crate::store::blocking_task("matching", move || {
+        let results = compute_blocking(&st, &embedder, &ctx.scope, &input)?;
+        drop(permit);
+        record.status = MatchingStatus::Completed;
+        record.results = Some(results.clone());
+        record.results_count = Some(results.len() as i64);
+        record.completed_at = Some(st.clock.now());
+        st.db.insert_matching(&record)?;
+        let quota = record_quota(&st, &ctx.partner)?;
+        Ok::<_, ApiError>((record, quota, results))
+    })
+    .await??;
     let mut resp = Json(MatchingCompletedResponse {
         matching: MatchingResultsResponse {
             matching_request_id: id,
