@@ -1,15 +1,16 @@
 //! German compounds split into their parts, so that lexical matching meets a word inside
-//! a compound: the keyword "Energieeffizienz" meets "Energie- und Ressourceneffizienz",
-//! "Wärmepumpe" meets "Pumpen … Wärme", "Bürgerwind" meets "Windenergie".
+//! a compound: a profile's "Jugendsport" meets a programme's "Sport", "Gebäudesanierung"
+//! meets "Sanierung", and a programme about "Rohstoffeffizienz" is one about "Effizienz".
 //!
 //! Works on analysed terms ([`crate::text::analyze`]: stemmed, folded). A term splits into
 //! two or three known terms of the catalogue's texts (each at least [`MIN_PART`]
 //! characters, a non-final one optionally followed by a linking element: "s", "es", "n",
-//! "en", "e", "er" — the stemmer has cut an ending the compound keeps, "energi|e|effizienz",
-//! "burg|er|wind"), chosen as Koehn and Knight (2003) do: the split whose parts have the
-//! highest geometric mean of document frequencies, and only when that mean exceeds the
-//! whole term's own frequency. So a frequent word that happens to contain two others
-//! stays whole, and a rare compound of frequent words splits.
+//! "en", "e", "er" — what remains of a joint the stemmer does not see,
+//! "gebaud|e|sanier", "tourismus|infrastruktur"), chosen as Koehn and Knight (2003) do: the
+//! split whose parts have the highest geometric mean of document frequencies, and only
+//! when that mean exceeds the whole term's own frequency. So a frequent word that happens
+//! to contain two others stays whole ("Energieeffizienz"), and a rare compound of frequent
+//! words splits.
 
 use std::collections::HashMap;
 
