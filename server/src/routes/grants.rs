@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::extract::{RawQuery, State};
 use axum::Json;
 use grantmatch_engine::model::GrantType;
-use grantmatch_engine::GrantFilter;
+use grantmatch_engine::{Catalogue, GrantFilter, Idx, Page};
 
 use super::PathId;
 use crate::auth::Caller;
@@ -90,14 +90,7 @@ pub async fn list(
             crate::store::blocking(move || PartnerAnnotations::load(&db, partner, Some(&ids)))
                 .await
                 .map_err(|_| ApiError::internal())??;
-        GrantListResponse {
-            grants: page
-                .items
-                .iter()
-                .map(|&g| views::grant_item(cat, g, &ann))
-                .collect(),
-            meta: PageMeta::of(&page),
-        }
+        list_response(cat, &page, &ann)
     } else {
         let run = move || {
             let cat = &engine.catalogue;
@@ -113,20 +106,25 @@ pub async fn list(
                     && (category_ids.is_empty()
                         || ann.category_ids(id).any(|c| category_ids.contains(&c)))
             })?;
-            Ok::<_, ApiError>(GrantListResponse {
-                grants: page
-                    .items
-                    .iter()
-                    .map(|&g| views::grant_item(cat, g, &ann))
-                    .collect(),
-                meta: PageMeta::of(&page),
-            })
+            Ok::<_, ApiError>(list_response(cat, &page, &ann))
         };
         crate::store::blocking(run)
             .await
             .map_err(|_| ApiError::internal())??
     };
     Ok(Json(result))
+}
+
+/// A page of grants with the partner's annotations.
+fn list_response(cat: &Catalogue, page: &Page<Idx>, ann: &PartnerAnnotations) -> GrantListResponse {
+    GrantListResponse {
+        grants: page
+            .items
+            .iter()
+            .map(|&g| views::grant_item(cat, g, ann))
+            .collect(),
+        meta: PageMeta::of(page),
+    }
 }
 
 /// Get a grant

@@ -122,6 +122,20 @@ impl U {
         &self.state.db
     }
 
+    /// The ledger flushed, then the partner's stats since `since`, read directly (off
+    /// the runtime, as the server does on its blocking pool).
+    fn ledger_stats(&self, partner: Uuid, since: DateTime<Utc>) -> Value {
+        crate::common::off_runtime(|| self.state.ledger.flush()).unwrap();
+        json!(
+            crate::common::off_runtime(|| grantmatch_server::usage::stats(
+                self.db(),
+                partner,
+                since
+            ))
+            .unwrap()
+        )
+    }
+
     fn partner(&self, name: &str, tier: &str) -> Uuid {
         crate::common::off_runtime(|| {
             self.db().create_partner(&NewPartner {
@@ -1369,15 +1383,7 @@ async fn partner_limit_is_shared_across_tokens() {
     assert_eq!(rate_headers(&r).1, 4);
 
     // The ledger (read directly: every token of the partner is limited now).
-    crate::common::off_runtime(|| u.state.ledger.flush()).unwrap();
-    let s = json!(
-        crate::common::off_runtime(|| grantmatch_server::usage::stats(
-            u.db(),
-            p,
-            t("2026-11-22T00:00:00Z")
-        ))
-        .unwrap()
-    );
+    let s = u.ledger_stats(p, t("2026-11-22T00:00:00Z"));
     assert_eq!(s["total_requests"], 8);
     assert_eq!(s["failed_requests"], 3);
     assert_eq!(s["by_endpoint"], json!({GRANTS: 8}));
@@ -1451,15 +1457,7 @@ async fn a_timed_out_request_is_in_the_ledger_with_rate_limit_headers() {
     let body: Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(body["error"]["code"], "timeout", "{body}");
     assert!(headers.contains_key("x-ratelimit-limit"), "{headers:?}");
-    crate::common::off_runtime(|| u.state.ledger.flush()).unwrap();
-    let s = json!(
-        crate::common::off_runtime(|| grantmatch_server::usage::stats(
-            u.db(),
-            p,
-            t("2026-11-22T00:00:00Z")
-        ))
-        .unwrap()
-    );
+    let s = u.ledger_stats(p, t("2026-11-22T00:00:00Z"));
     assert_eq!(s["total_requests"], 1, "{s}");
     assert_eq!(s["failed_requests"], 1, "{s}");
     assert_eq!(s["by_endpoint"], json!({MATCHING: 1}), "{s}");
