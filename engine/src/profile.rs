@@ -36,7 +36,7 @@ pub struct OrganizationProfile {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub grant_areas: Vec<String>,
-    /// Filter: names, slugs, codes or UUIDs of legal forms; an unknown value is 400.
+    /// Filter: names, slugs, codes or UUIDs of legal forms, or applicant types and their aliases ("Unternehmen", "KMU", "Verein", "Kommune", "Start-up", "company" …), which stand for their legal forms. A kind of institution whose legal form the word does not tell ("Krankenhaus", "Pflegeeinrichtung", "Museum", "care home") is accepted and neither filters nor sets the applicant type, which then comes from the name and texts. An unknown value is 400.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub eligible_entities: Vec<String>,
@@ -529,8 +529,10 @@ pub fn text_language(text: &str) -> Locale {
 /// Resolves `eligible_entities`: vocabulary names, slugs, codes or UUIDs of legal forms,
 /// and applicant types as partners send them ("Unternehmen", "KMU", "Verein",
 /// "Existenzgründer/in", "Verband/Vereinigung", "company" …), which stand for their
-/// legal forms. Returns the entities and the applicant types; an unknown value is an
-/// error naming it and the closest known names.
+/// legal forms. A kind of institution whose legal form the word does not tell
+/// ("Krankenhaus", "Museum", "care home") is accepted and sets neither. Returns the
+/// entities and the applicant types; an unknown value is an error naming it and the
+/// closest known names.
 fn resolve_entities(cat: &Catalogue, values: &[String]) -> Result<(Vec<Idx>, Vec<ApplicantType>)> {
     let (mut entities, mut types) = (Vec::new(), Vec::new());
     for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
@@ -562,6 +564,11 @@ fn resolve_entities(cat: &Catalogue, values: &[String]) -> Result<(Vec<Idx>, Vec
                 vec![t]
             };
             (crate::classify::entities_of(cat, &ts), ts)
+        } else if crate::facts::lexicon::names_institution_kind(v) {
+            // "Krankenhaus", "Museum", "care home": a kind of organisation whose legal
+            // form the word does not tell; neither a filter nor an applicant type (the
+            // name and texts tell those).
+            (Vec::new(), Vec::new())
         } else {
             return Err(Error::InvalidInput(format!(
                 "organization_profile.eligible_entities: unknown value `{v}`; known are e.g. {}",

@@ -1645,6 +1645,55 @@ fn partner_words_and_applicant_types_resolve() {
     assert!(e.to_string().contains("known are"), "{e}");
 }
 
+/// A kind of institution whose legal form the word does not tell is accepted: it neither
+/// filters nor sets the applicant type, which the name then gives.
+#[test]
+fn institution_kinds_are_accepted_and_the_name_gives_the_type() {
+    use grantmatch_engine::facts::ApplicantType::*;
+    let cat = &real().catalogue;
+    for (word, name, t) in [
+        (
+            "Krankenhaus",
+            "Klinikum Nordfriesland gGmbH",
+            Some(Association),
+        ),
+        ("hospital", "Kreiskrankenhaus Musterstadt", None),
+        (
+            "Pflegeeinrichtung",
+            "Seniorenresidenz Am Park GmbH",
+            Some(Company),
+        ),
+        ("care home", "Haus Sonnenschein e.V.", Some(Association)),
+        ("Museum", "Stadt Musterstadt", Some(Municipality)),
+        ("Theater", "Theater am Markt", None),
+        (
+            "Einrichtung der Behindertenhilfe",
+            "Lebenshilfe Musterkreis e.V.",
+            Some(Association),
+        ),
+    ] {
+        let p = resolve_body(cat, name, json!([word]))
+            .unwrap_or_else(|e| panic!("`{word}` refused: {e}"));
+        assert!(p.eligible_entities.is_empty(), "`{word}` filters nothing");
+        match t {
+            Some(t) => assert!(
+                p.applicant_types.contains(&t),
+                "`{word}` with {name}: {:?}",
+                p.applicant_types
+            ),
+            None => assert!(
+                p.applicant_types.is_empty(),
+                "`{word}`: {:?}",
+                p.applicant_types
+            ),
+        }
+    }
+    // Next to a legal form, the legal form decides.
+    let p = resolve_body(cat, "Klinik Nord", json!(["Krankenhaus", "GmbH"])).unwrap();
+    assert_eq!(p.applicant_types, vec![Company]);
+    assert!(!p.eligible_entities.is_empty());
+}
+
 #[test]
 fn legal_forms_in_names_give_the_applicant_type() {
     use grantmatch_engine::facts::ApplicantType::*;

@@ -228,6 +228,22 @@ fn rules() -> &'static [Rule] {
     })
 }
 
+/// Kinds of institution whose legal form — and so applicant type — the word alone does
+/// not tell: a hospital may be a municipal company, a gGmbH or a public institution, a
+/// museum a Kommune's, a foundation's or an association's. A value of `eligible_entities`
+/// naming one is accepted without setting an applicant type; the profile's name and
+/// texts tell it ("Klinikum Nordfriesland gGmbH", "Stadt …").
+pub fn names_institution_kind(value: &str) -> bool {
+    static RX: OnceLock<Regex> = OnceLock::new();
+    RX.get_or_init(|| {
+        Regex::new(
+            r"(?i)krankenh|klinik|spital\b|hospital|\bclinics?\b|pflege|altenheim|seniorenheim|hospiz|hospice|\bcare (home|provider|service|facilit)|nursing (home|service)|museum|museen|theater|theatre|bibliothek|büchere|\blibrar|archiv|kultureinricht|cultural (institution|centre|center)|orchest|jugendhilfe|jugendzentr|behindertenhilfe|eingliederungshilfe|altenhilfe|sozialeinricht|soziale einricht|einrichtung (der|für)\b|social (institution|service)|\bträger\b|\bprovider\b|\bdoctors?\b|waldbesitz|forest owner|vermieter|landlord|kulturschaffend",
+        )
+        .expect("valid institution rule")
+    })
+    .is_match(value)
+}
+
 /// Applicant types named in a short phrase (an "als …" phrase of a teaser, a value of
 /// `eligible_entities`, a list in a prompt), in [`ApplicantType::ALL`] order.
 pub fn applicant_words(phrase: &str) -> Vec<ApplicantType> {
