@@ -28,7 +28,7 @@ pub struct OrganizationProfile {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_length = 20000))]
     pub name: Option<String>,
-    /// Filter: German or English names, slugs, codes or UUIDs at any level, or a German town of at least 5,000 inhabitants, which stands for its Land ("Leipzig" → Sachsen); an unknown value (or a town name found in several Länder) is 400. Without regions, the Land the texts name is used for ranking, not as a filter.
+    /// Filter: German or English names, slugs, codes or UUIDs at any level, or a place that stands for its Land: a German town of at least 5,000 inhabitants ("Leipzig" → Sachsen, "Cologne"), a district or landscape ("Landkreis Uelzen", "Kreis Unna", "Emsland", "Ruhrgebiet"; one across Länder such as "Eifel" stands for each), a Land's short name ("NRW"), "bundesweit" (Deutschland); an unknown value (or a town name found in several Länder) is 400. Without regions, the Land the texts name is used for ranking, not as a filter.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub regions: Vec<String>,
@@ -271,12 +271,7 @@ impl MatchInput {
             }
             Ok::<_, Error>(out)
         };
-        // A German town stands for its Land ("Leipzig" → Sachsen).
-        let regions = resolve_all("organization_profile.regions", &p.regions, &|v| {
-            cat.find_region(v).or_else(|| {
-                crate::text::places::town_land(v).and_then(|code| cat.find_region(code))
-            })
-        })?;
+        let regions = resolve_regions(cat, &p.regions)?;
         let grant_areas = resolve_all("organization_profile.grant_areas", &p.grant_areas, &|v| {
             cat.find_area(v)
         })?;
@@ -524,6 +519,34 @@ pub fn text_language(text: &str) -> Locale {
     } else {
         Locale::De
     }
+}
+
+/// Resolves `regions`: regions of the vocabulary (UUID, slug, code, German or English
+/// name), else the places that stand for Länder ([`crate::text::places::value_regions`]:
+/// "Leipzig" → Sachsen, "NRW", "Landkreis Uelzen", "Emsland", "Eifel" → two Länder,
+/// "bundesweit" → Deutschland). An unknown value is an error naming it.
+fn resolve_regions(cat: &Catalogue, values: &[String]) -> Result<Vec<Idx>> {
+    let mut out = Vec::new();
+    for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
+        let found: Vec<Idx> = match cat.find_region(v) {
+            Some(r) => vec![r],
+            None => crate::text::places::value_regions(v)
+                .into_iter()
+                .filter_map(|code| cat.find_region(code))
+                .collect(),
+        };
+        if found.is_empty() {
+            return Err(Error::InvalidInput(format!(
+                "organization_profile.regions: unknown value `{v}`"
+            )));
+        }
+        for r in found {
+            if !out.contains(&r) {
+                out.push(r);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Resolves `eligible_entities`: vocabulary names, slugs, codes or UUIDs of legal forms,

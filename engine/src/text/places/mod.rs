@@ -18,6 +18,7 @@ use super::fold_name;
 
 const LANDS: &str = include_str!("lands.tsv");
 const TOWNS: &str = include_str!("de_towns.tsv");
+const AREAS: &str = include_str!("areas.tsv");
 
 /// Words after which a town name places the organisation there (compared lower-cased).
 const LOCATION_WORDS: &[&str] = &[
@@ -67,6 +68,9 @@ struct Places {
     starts: HashSet<String>,
     /// Words in the longest name.
     longest: usize,
+    /// Folded names of landscapes, districts, English town names and words for the
+    /// country or the EU (`areas.tsv`) → region codes.
+    areas: HashMap<String, Vec<&'static str>>,
 }
 
 fn places() -> &'static Places {
@@ -79,6 +83,7 @@ fn places() -> &'static Places {
             towns_folded: HashMap::new(),
             starts: HashSet::new(),
             longest: 1,
+            areas: HashMap::new(),
         };
         for line in data_lines(LANDS) {
             let cols: Vec<&str> = line.split('\t').collect();
@@ -117,6 +122,13 @@ fn places() -> &'static Places {
                     }
                 })
                 .or_insert(Some(code));
+        }
+        for line in data_lines(AREAS) {
+            let (name, codes) = line
+                .split_once('\t')
+                .expect("areas.tsv lines are `name<TAB>codes`");
+            p.areas
+                .insert(fold_name(name), codes.split(',').map(str::trim).collect());
         }
         p
     })
@@ -218,6 +230,93 @@ pub fn town_land(value: &str) -> Option<&'static str> {
         .flatten()
 }
 
+/// Administrative words before a place's name in a profile's `regions` ("Landkreis
+/// Uelzen", "the city of Mainz"), compared lower-cased word by word.
+const ADMIN_PREFIXES: &[&str] = &[
+    "landkreis",
+    "kreis",
+    "stadt",
+    "hansestadt",
+    "landeshauptstadt",
+    "universitätsstadt",
+    "kreisstadt",
+    "gemeinde",
+    "ortsgemeinde",
+    "verbandsgemeinde",
+    "samtgemeinde",
+    "markt",
+    "region",
+    "metropolregion",
+    "großraum",
+    "raum",
+    "bezirk",
+    "stadtbezirk",
+    "regierungsbezirk",
+    "the",
+    "greater",
+    "city of",
+    "town of",
+    "county of",
+    "district of",
+    "region of",
+    "municipality of",
+];
+
+/// Words after a place's name ("Unna district", "Hanover region").
+const ADMIN_SUFFIXES: &[&str] = &["district", "county", "region", "area", "kreis"];
+
+/// The regions (codes) a value of a profile's `regions` stands for when it is no region
+/// of the vocabulary: a German town ("Leipzig", "Cologne"), a Land's other names ("NRW",
+/// "Mecklenburg-Western Pomerania"), a district or landscape (`areas.tsv`: "Emsland",
+/// "Ruhrgebiet"; one across Länder stands for each: "Eifel" → Rheinland-Pfalz and
+/// Nordrhein-Westfalen), any of these after an administrative word ("Landkreis Uelzen",
+/// "Kreis Unna", "Region Hannover"), the part of a town ("Berlin-Mitte", "Hamburg-Altona")
+/// or a word for the whole country or the EU ("bundesweit" → `DE`). Empty when the value
+/// names no place known here, or a town name found in several Länder ("Neustadt").
+pub fn value_regions(value: &str) -> Vec<&'static str> {
+    let p = places();
+    let lookup = |v: &str| -> Vec<&'static str> {
+        if let Some(code) = town_land(v) {
+            return vec![code];
+        }
+        if let Some(codes) = p.areas.get(&fold_name(v)) {
+            return codes.clone();
+        }
+        let key = words(v).join(" ").to_lowercase();
+        p.land_names.get(&key).map(|c| vec![*c]).unwrap_or_default()
+    };
+    let found = lookup(value);
+    if !found.is_empty() {
+        return found;
+    }
+    let core = without_admin_words(value);
+    let found = lookup(&core);
+    if !found.is_empty() || core.is_empty() {
+        return found;
+    }
+    // A compound's first part ("Berlin-Mitte"), a Land's name or adjective inside.
+    lands_in(&format!("in {core}"))
+}
+
+/// `value` without the administrative words around a place's name.
+fn without_admin_words(value: &str) -> String {
+    let mut w: Vec<&str> = words(value);
+    loop {
+        let lower: Vec<String> = w.iter().map(|t| t.to_lowercase()).collect();
+        let prefix = ADMIN_PREFIXES.iter().find_map(|a| {
+            let a: Vec<&str> = a.split(' ').collect();
+            (lower.len() > a.len() && lower[..a.len()] == a[..]).then_some(a.len())
+        });
+        if let Some(n) = prefix {
+            w.drain(..n);
+        } else if w.len() > 1 && ADMIN_SUFFIXES.contains(&lower[w.len() - 1].as_str()) {
+            w.pop();
+        } else {
+            return w.join(" ");
+        }
+    }
+}
+
 /// The Land whose adjective `word` is ("bayerische", "sächsischen", "Saxon"), in any case,
 /// umlauts folded or not.
 pub fn land_of_adjective(word: &str) -> Option<&'static str> {
@@ -232,6 +331,33 @@ pub fn land_of_adjective(word: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn region_values_name_towns_districts_landscapes_and_the_country() {
+        for (value, codes) in [
+            ("NRW", &["DE-NW"][..]),
+            ("Mecklenburg-Western Pomerania", &["DE-MV"]),
+            ("Cologne", &["DE-NW"]),
+            ("Landkreis Uelzen", &["DE-NI"]),
+            ("Kreis Unna", &["DE-NW"]),
+            ("Region Hannover", &["DE-NI"]),
+            ("the city of Mainz", &["DE-RP"]),
+            ("Berlin-Mitte", &["DE-BE"]),
+            ("Hamburg-Altona", &["DE-HH"]),
+            ("Landkreis Vorpommern-Greifswald", &["DE-MV"]),
+            ("Emsland", &["DE-NI"]),
+            ("Ruhrgebiet", &["DE-NW"]),
+            ("Landkreis Vulkaneifel", &["DE-RP"]),
+            ("Eifel", &["DE-RP", "DE-NW"]),
+            ("bundesweit", &["DE"]),
+            ("Europäische Union", &["continent:EU"]),
+        ] {
+            assert_eq!(value_regions(value), codes, "{value}");
+        }
+        for unknown in ["Neustadt", "Atlantis", "Vereinsheim", "Landkreis"] {
+            assert!(value_regions(unknown).is_empty(), "{unknown}");
+        }
+    }
 
     #[test]
     fn land_names_count_anywhere_in_german_and_english() {
