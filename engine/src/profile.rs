@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::catalogue::{Catalogue, Idx};
 use crate::error::{Error, Result};
+use crate::facts::sector::Sector;
 use crate::facts::{applicant_words, ApplicantType};
 use crate::model::GrantType;
 
@@ -157,9 +158,9 @@ pub struct ResolvedProfile {
     pub wanted_grant_types: Vec<GrantType>,
     /// The profile speaks of research or development (research calls fit it).
     pub research_oriented: bool,
-    /// The profile speaks of housing ("Wohnungen", "Mieter", "Eigenheim", "housing") or is
-    /// a private person: programmes for residential buildings fit it.
-    pub housing: bool,
+    /// The sectors its texts speak of ([`crate::facts::sector::in_profile`]); housing also
+    /// for a private person. A programme restricted to other sectors is a misfit.
+    pub sectors: Vec<Sector>,
     /// The profile speaks of a university or research institution, a spin-off or academic
     /// founders ("Ausgründung", "Doktoranden", "TU Dortmund", "spin-off"): a founding team
     /// that programmes for founders through their institution may serve.
@@ -305,8 +306,12 @@ impl MatchInput {
             .filter(|t| !excluded_grant_types.contains(t))
             .collect();
         let research_oriented = research_rule().is_match(&query);
-        let housing = housing_rule().is_match(&query)
-            || applicant_types.contains(&ApplicantType::PrivatePerson);
+        let mut sectors = crate::facts::sector::in_profile(&query);
+        if applicant_types.contains(&ApplicantType::PrivatePerson)
+            && !sectors.contains(&Sector::Housing)
+        {
+            sectors.push(Sector::Housing);
+        }
         let academic = academic_rule().is_match(&query);
         let text_language = text_language(&query);
         // A German profile without keywords gets the glossary's topic terms found in its
@@ -357,7 +362,7 @@ impl MatchInput {
             excluded_grant_types,
             wanted_grant_types,
             research_oriented,
-            housing,
+            sectors,
             academic,
             text_language,
             needs,
@@ -658,14 +663,6 @@ fn academic_rule() -> &'static regex::Regex {
     R.get_or_init(|| {
         regex::Regex::new(r"(?i)hochschul|universität|(?-u:\b)uni(?-u:\b)|(?-i:(?-u:\b)(TU|FH|HAW|KIT|RWTH|LMU)(?-u:\b))|universit(y|ies)|forschungseinrichtung|forschungsinstitut|research (institute|institution|centre|center)|ausgründung|spin-?offs?(?-u:\b)|promoviert|promovierend|doktorand|doctoral|(?-u:\b)ph\.?d(?-u:\b)|absolvent|(?-u:\b)graduates?(?-u:\b)|wissenschaftliche[rn]? mitarbeiter")
             .expect("valid academic rule")
-    })
-}
-
-fn housing_rule() -> &'static regex::Regex {
-    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    R.get_or_init(|| {
-        regex::Regex::new(r"(?i)wohnung|wohnraum|wohngebäude|wohnhaus|wohnhäuser|mieter|vermiet|eigenheim|wohneigentum|einfamilienhaus|mehrfamilienhaus|wohnen|(?-u:\b)housing|apartment|residential|(?-u:\b)homes?(?-u:\b)|(?-u:\b)flats?(?-u:\b)")
-            .expect("valid housing rule")
     })
 }
 

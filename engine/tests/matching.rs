@@ -1899,7 +1899,13 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
             "{description}: no research call among the results"
         );
         for m in &matches {
-            let factor = if is_call(m.grant) && !researcher {
+            // A programme restricted to a sector the profile does not speak of is a
+            // kind misfit too (`a_sector_programme_…`).
+            let sector_misfit = grantmatch_engine::facts::sector::misfit(
+                &cat.facts(m.grant).sectors,
+                &profile.sectors,
+            );
+            let factor = if (is_call(m.grant) && !researcher) || sector_misfit {
                 matching::KIND_MISFIT_FACTOR
             } else {
                 1.0
@@ -1915,6 +1921,65 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
                 assert!(m.relevance_score <= matching::NOT_EXCELLENT_CAP);
                 // Lowered, not only capped.
                 assert!(m.total < weighted(m) - 1e-4, "{}", m.total);
+            }
+        }
+    }
+}
+
+/// A programme whose title restricts it to a sector ("Exportinitiative
+/// Gesundheitswirtschaft") is a kind misfit for an organisation whose texts never speak of
+/// that sector — a pump manufacturer: its total weighs `KIND_MISFIT_FACTOR` of the weighted
+/// mean, its score stays below `very_suitable` and the reason names the sector; for a
+/// clinic the total is the weighted mean itself.
+#[test]
+fn a_sector_programme_weighs_less_for_an_organisation_outside_its_sector() {
+    use grantmatch_engine::facts::sector::Sector;
+    use grantmatch_engine::facts::ProgrammeKind;
+    let health_only = |cat: &Catalogue, g: Idx| {
+        cat.facts(g).sectors == [Sector::Health]
+            && cat.facts(g).kind.value != ProgrammeKind::ResearchCall
+    };
+    let engine = two_directions(health_only);
+    let cat = &engine.catalogue;
+    let w = MatchWeights::default();
+    for (description, outside) in [
+        (
+            "Wir sind ein Hersteller von Industriepumpen mit 180 Beschäftigten und wollen unseren Export ausbauen.",
+            true,
+        ),
+        (
+            "Wir betreiben eine Rehabilitationsklinik mit 120 Betten und wollen unseren Export ausbauen.",
+            false,
+        ),
+    ] {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {"name": "Muster GmbH", "description": description}
+        }))
+        .unwrap();
+        let profile = input.resolve(cat).unwrap();
+        let matches = rank_two(&engine, &profile);
+        let picked: Vec<&Match> = matches.iter().filter(|m| health_only(cat, m.grant)).collect();
+        assert!(!picked.is_empty(), "{description}: no health programme");
+        for m in picked {
+            let factor = if outside {
+                matching::KIND_MISFIT_FACTOR
+            } else {
+                1.0
+            };
+            assert!(
+                (m.total - factor * w.mean(&m.components)).abs() < 1e-5,
+                "{description}: {}",
+                cat.grants[m.grant as usize].slug
+            );
+            assert_eq!(
+                m.match_reason.contains("Gesundheit und Pflege"),
+                outside,
+                "{}",
+                m.match_reason
+            );
+            if outside {
+                assert!(m.relevance_score <= matching::NOT_EXCELLENT_CAP);
             }
         }
     }
@@ -1954,9 +2019,10 @@ fn status_words_are_not_matched_lexically() {
 /// stays below `very_suitable`; for a housing cooperative it is the weighted mean itself.
 #[test]
 fn a_residential_programme_weighs_less_for_an_organisation_not_about_housing() {
-    let engine = two_directions(|cat, g| cat.facts(g).residential);
+    use grantmatch_engine::facts::sector::Sector;
+    let engine = two_directions(|cat, g| cat.facts(g).sectors == [Sector::Housing]);
     let cat = &engine.catalogue;
-    let residential = |g: Idx| cat.facts(g).residential;
+    let residential = |g: Idx| cat.facts(g).sectors == [Sector::Housing];
     assert!(cat
         .grants
         .iter()
@@ -1984,7 +2050,11 @@ fn a_residential_programme_weighs_less_for_an_organisation_not_about_housing() {
         }))
         .unwrap();
         let profile = input.resolve(cat).unwrap();
-        assert_eq!(profile.housing, housing, "{description}");
+        assert_eq!(
+            profile.sectors.contains(&Sector::Housing),
+            housing,
+            "{description}"
+        );
         let matches = rank_two(&engine, &profile);
         assert!(
             matches.iter().any(|m| residential(m.grant)),

@@ -186,19 +186,6 @@ pub fn kind(grant: &Grant) -> Read<ProgrammeKind> {
     }
 }
 
-/// The title names residential buildings or housing: "Wohngebäude", "Wohnraum",
-/// "Mietwohnungen", "Wohneigentum", "Eigenheim", "Wohnungsbau", "Wohnen"; not when it
-/// also names "Nichtwohngebäude".
-pub fn residential(grant: &Grant) -> bool {
-    static R: OnceLock<Regex> = OnceLock::new();
-    let rx = R.get_or_init(|| {
-        re(r"wohngebäud|wohnraum|wohnungsbau|wohnungswesen|wohneigentum|eigenwohn|eigenheim|mietwohn|wohnungen\b|wohnheim|\bwohnen\b")
-    });
-    let title = grant.title.to_lowercase();
-    // "Wohngebäude/Nichtwohngebäude" is for every building.
-    !title.contains("nichtwohn") && rx.is_match(&title)
-}
-
 /// The programme funds founding teams through their university or research institution:
 /// the institution applies, the team is supported ("Wenn Sie als Hochschule oder
 /// Forschungseinrichtung innovative Gründungsprojekte unterstützen", "unterstützt

@@ -18,6 +18,7 @@ pub mod eval;
 pub mod kind;
 pub mod lexicon;
 pub mod neighbours;
+pub mod sector;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -62,10 +63,10 @@ pub struct GrantFacts {
     pub sme_only: Option<Fact<bool>>,
     /// `Some(true)`: only non-profit applicants.
     pub non_profit_only: Option<Fact<bool>>,
-    /// The title names residential buildings or housing ("Wohngebäude", "Mietwohnraum",
-    /// "Wohneigentum"; not "Nichtwohngebäude"): a programme for homes, which suits an
-    /// organisation only when it is about housing.
-    pub residential: bool,
+    /// The sectors the title restricts the programme to ([`sector::of_title`]:
+    /// "Wohngebäude", "Exportinitiative Gesundheitswirtschaft"): it suits an organisation
+    /// only when the organisation speaks of one of them.
+    pub sectors: Vec<sector::Sector>,
     /// A university or research institution applies for the founding teams it supports
     /// (EXIST-Gründungsstipendium): a programme for academic founders, though they are
     /// not its applicants.
@@ -200,7 +201,7 @@ fn facts_of(
         },
         sme_only: kind::sme_only(grant).map(read),
         non_profit_only,
-        residential: kind::residential(grant),
+        sectors: sector::of_title(&grant.title),
         founding_teams_via_institution: kind::founding_teams_via_institution(grant),
         applicants,
         labels: if own {

@@ -35,6 +35,7 @@ pub(crate) fn explain(
     let mut facts: Vec<String> = Vec::new();
     facts.extend(region_fact(cat, fit, p.regions.is_empty(), de));
     facts.extend(applicant_fact(cat, p, m, de));
+    facts.extend(sector_fact(cat, p, m, de));
     facts.extend(funding_type_fact(p, m, grant.grant_type, de));
     if p.is_non_profit == Some(true) && grant.non_profit_only == Some(true) {
         facts.push(if de {
@@ -48,6 +49,29 @@ pub(crate) fn explain(
     }
     s.push(deadline_sentence(grant, today, de));
     s.join(" ")
+}
+
+/// The sectors the programme's title restricts it to, when the profile speaks of none.
+fn sector_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
+    let sectors = &cat.facts(m.grant).sectors;
+    if !crate::facts::sector::misfit(sectors, &p.sectors) {
+        return None;
+    }
+    let names: Vec<&str> = sectors
+        .iter()
+        .map(|s| if de { s.label_de() } else { s.label_en() })
+        .collect();
+    Some(if de {
+        format!(
+            "laut Titel ein Programm für {}, wovon in Ihren Angaben nicht die Rede ist",
+            names.join(", ")
+        )
+    } else {
+        format!(
+            "its title restricts it to {}, which your profile does not mention",
+            names.join(", ")
+        )
+    })
 }
 
 /// The funding type when the profile rules it out or asks for it.

@@ -85,12 +85,12 @@ pub fn too_large_for(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> bool {
 pub const KIND_MISFIT_FACTOR: f32 = 0.85;
 
 /// Fit of the programme kind: research calls suit organisations that do research, and
-/// programmes for residential buildings or housing suit profiles that speak of housing
-/// (or private persons); other kinds are neutral.
+/// a programme restricted to sectors (residential buildings, agriculture, health …)
+/// suits profiles that speak of one of them; other kinds are neutral.
 fn kind_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> f32 {
     use crate::facts::ApplicantType::{ResearchInstitution, University};
     let facts = cat.facts(g);
-    if facts.residential && !p.housing {
+    if crate::facts::sector::misfit(&facts.sectors, &p.sectors) {
         return 0.15;
     }
     if facts.kind.value != ProgrammeKind::ResearchCall {

@@ -1,0 +1,216 @@
+//! Sectors a programme is restricted to, read from its title ("Exportinitiative
+//! Gesundheitswirtschaft", "BMEL-Exportförderprogramm", "Energieberatung für
+//! Wohngebäude"), and the sectors a profile's texts speak of. A programme whose title
+//! names sectors none of which the profile mentions is a kind misfit for it: an
+//! export programme for the health economy does not serve a pump manufacturer, an
+//! agricultural start-up fund not a smart-grid start-up.
+//!
+//! The programme side is read from the title only (a description names many sectors
+//! in passing); the profile side from all its texts, keywords and target groups, in
+//! German and English, with generous word stems, so that a profile that touches a
+//! sector at all is never treated as a stranger to it.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// A sector a programme's title may restrict it to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sector {
+    Housing,
+    Agriculture,
+    Health,
+    Security,
+    Quantum,
+    Media,
+    Culture,
+    Maritime,
+    Aviation,
+    Transport,
+    Tourism,
+}
+
+/// One sector: the words of a title that restrict a programme to it, and the words by
+/// which a profile speaks of it.
+struct Rule {
+    sector: Sector,
+    title: Regex,
+    profile: Regex,
+}
+
+fn re(p: &str) -> Regex {
+    Regex::new(&format!("(?i){p}")).expect("valid sector pattern")
+}
+
+fn rules() -> &'static [Rule] {
+    use Sector::*;
+    static R: OnceLock<Vec<Rule>> = OnceLock::new();
+    R.get_or_init(|| {
+        let table: &[(Sector, &str, &str)] = &[
+            (
+                Housing,
+                r"wohngebäud|wohnraum|wohnungsbau|wohnungswesen|wohneigentum|eigenwohn|eigenheim|mietwohn|wohnungen\b|wohnheim|\bwohnen\b",
+                r"wohnung|wohnraum|wohngebäude|wohnhaus|wohnhäuser|mieter|vermiet|eigenheim|wohneigentum|einfamilienhaus|mehrfamilienhaus|wohnen|\bhousing|apartment|residential|\bhomes?\b|\bflats?\b",
+            ),
+            (
+                Agriculture,
+                r"landwirt|agrar|rentenbank|\bbmel\b|ernährungswirtschaft|lebensmittel|weinbau|gartenbau|tierhalt|tierwohl|milch|aquakultur|fischerei|forstwirt|forstbetrieb|\bwald|\bforst",
+                r"landwirt|agrar|bauer|bäuer|\bfarm|agri|\bhof\b|höfe|milch|dairy|wein|winzer|garten|gärtn|tier|animal|lebensmittel|food|ernährung|fisch|fish|forst|forest|\bwald|wood|holz|rural|ländlich|cheese|käse|vieh|livestock|crop|acker|vineyard|horticult|imker|\bbees?\b",
+            ),
+            (
+                Health,
+                r"gesundheit|medizin|\bklinik|\bkrankenh|arznei|pharma|pflegeeinricht|pflegeberuf|altenpflege|pflegekräft|pflegeversicher|pflegebedürft|\bpflege\b|hospiz",
+                r"gesundheit|medizin|medical|health|pflege|\bcare\b|klinik|clinic|krankenh|hospital|\barzt|ärzt|doctor|physician|pharma|therap|patient|diagnos|hospiz|hospice|nursing|senior|ältere|elderly|behinder|disab",
+            ),
+            (
+                Security,
+                r"sicherheitstechn|zivile sicherheit|sicherheitsforsch|verteidigung|rüstung",
+                r"sicherheit|security|safety|schutz|defen[cs]e|verteidig",
+            ),
+            (Quantum, r"quant", r"quant|photon"),
+            (
+                Media,
+                r"\bfilm|kino|\bmedien|games|computerspiel|kreativwirtschaft|\bverlag(e|es|s)?\b|verlagswesen|buchhandel",
+                r"film|kino|cinema|\bmedia|medien|game|spiel|video|kreativ|creative|verlag|publish|book|buch",
+            ),
+            (
+                Culture,
+                r"\bkultur|soziokultur|\bkunst|künstler|musik|theater|museum|museen|denkmal|bibliothek|heimatpflege|brauchtum",
+                r"kultur|cultur|kunst|\bart\b|\barts\b|artist|künstler|music|musik|chor|choir|theater|theatre|museum|denkmal|heritage|monument|bibliothek|library|heimat|brauchtum|tradition|konzert|concert|orchest|festival",
+            ),
+            (
+                Maritime,
+                r"maritim|schiff|\bhafen|häfen|werft|meerestechn|reeder",
+                r"maritim|schiff|ship|hafen|häfen|port\b|werft|shipyard|meer|marine|\bsea\b|reeder|vessel|boot|boat|fähr|ferry|wasserstraß|waterway",
+            ),
+            (
+                Aviation,
+                r"luftfahrt|raumfahrt|aviation|flughäfen|flughafen",
+                r"luftfahrt|raumfahrt|aero|space|aviation|flug|aircraft|drohne|drone|satellit",
+            ),
+            (
+                Transport,
+                r"elektromobil|\bverkehr|verkehrs|radverkehr|nahverkehr|güterkraft|fahrzeug|\bbusse?\b|\bbahn|schienen|logistik|ladeinfrastruktur|\blkw|nutzfahrzeug",
+                r"mobil|verkehr|transport|fahrzeug|vehicle|\bbus|bahn|rail|\brad|fahrrad|bike|cycl|logist|\bauto|\bcars?\b|fleet|flotte|lkw|truck|\blade|charging|pendl|commut|taxi|öpnv|spedition|freight|shuttle",
+            ),
+            (
+                Tourism,
+                r"touris|gastgewerbe|\bhotel|beherberg",
+                r"touris|hotel|gast|ferien|holiday|travel|reise|urlaub|camping|pension|beherberg|übernacht|visitor|besucher",
+            ),
+        ];
+        table
+            .iter()
+            .map(|&(sector, title, profile)| Rule {
+                sector,
+                title: re(title),
+                profile: re(profile),
+            })
+            .collect()
+    })
+}
+
+impl Sector {
+    /// German label for reasons ("Gesundheit und Pflege").
+    pub fn label_de(self) -> &'static str {
+        match self {
+            Self::Housing => "Wohngebäude und Wohnraum",
+            Self::Agriculture => "Land-, Forst- und Ernährungswirtschaft",
+            Self::Health => "Gesundheit und Pflege",
+            Self::Security => "Sicherheits- und Verteidigungstechnik",
+            Self::Quantum => "Quantentechnologien",
+            Self::Media => "Film, Medien und Kreativwirtschaft",
+            Self::Culture => "Kunst und Kultur",
+            Self::Maritime => "Schifffahrt und Häfen",
+            Self::Aviation => "Luft- und Raumfahrt",
+            Self::Transport => "Verkehr und Fahrzeuge",
+            Self::Tourism => "Tourismus und Gastgewerbe",
+        }
+    }
+
+    pub fn label_en(self) -> &'static str {
+        match self {
+            Self::Housing => "residential buildings and housing",
+            Self::Agriculture => "agriculture, forestry and food",
+            Self::Health => "health and care",
+            Self::Security => "security and defence technology",
+            Self::Quantum => "quantum technologies",
+            Self::Media => "film, media and the creative industries",
+            Self::Culture => "arts and culture",
+            Self::Maritime => "shipping and ports",
+            Self::Aviation => "aviation and space",
+            Self::Transport => "transport and vehicles",
+            Self::Tourism => "tourism and hospitality",
+        }
+    }
+}
+
+/// The sectors a programme's title restricts it to. "Wohngebäude/Nichtwohngebäude" is
+/// for every building, so a title naming "Nichtwohn…" is not residential.
+pub fn of_title(title: &str) -> Vec<Sector> {
+    let non_residential = title.to_lowercase().contains("nichtwohn");
+    rules()
+        .iter()
+        .filter(|r| !(r.sector == Sector::Housing && non_residential))
+        .filter(|r| r.title.is_match(title))
+        .map(|r| r.sector)
+        .collect()
+}
+
+/// The sectors a profile's texts speak of.
+pub fn in_profile(text: &str) -> Vec<Sector> {
+    rules()
+        .iter()
+        .filter(|r| r.profile.is_match(text))
+        .map(|r| r.sector)
+        .collect()
+}
+
+/// A programme restricted to sectors (`programme`) none of which the profile speaks of.
+pub fn misfit(programme: &[Sector], profile: &[Sector]) -> bool {
+    !programme.is_empty() && !programme.iter().any(|s| profile.contains(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sector::*;
+    use super::*;
+
+    #[test]
+    fn titles_name_the_sectors_they_restrict_to() {
+        assert_eq!(of_title("Exportinitiative Gesundheitswirtschaft"), [Health]);
+        assert_eq!(of_title("BMEL-Exportförderprogramm"), [Agriculture]);
+        assert_eq!(of_title("Energieberatung für Wohngebäude"), [Housing]);
+        assert!(of_title("Bundesförderung für effiziente Gebäude – Nichtwohngebäude").is_empty());
+        assert_eq!(
+            of_title("NEXT.IN.NRW – Produkte aus Kultur, Medien, Kreativwirtschaft"),
+            [Media, Culture]
+        );
+        // Words inside other words are no sector: "Verlagerung", "Kindertagespflege",
+        // "Willkommenskultur".
+        assert!(of_title("Modernisierung zur Verlagerung von Gütern").is_empty());
+        assert!(of_title("Betriebskosten der Kindertagespflege").is_empty());
+        assert!(of_title("Willkommenskultur in Unternehmen").is_empty());
+        assert!(of_title("Markterschließungsprogramm für KMU").is_empty());
+    }
+
+    #[test]
+    fn a_programme_fits_when_the_profile_speaks_of_one_of_its_sectors() {
+        let pumps = in_profile("Hersteller von Industriepumpen; wir wollen exportieren.");
+        assert!(misfit(
+            &of_title("Exportinitiative Gesundheitswirtschaft"),
+            &pumps
+        ));
+        let clinic = in_profile("We run a rehabilitation clinic for 120 patients.");
+        assert!(!misfit(
+            &of_title("Exportinitiative Gesundheitswirtschaft"),
+            &clinic
+        ));
+        let film = in_profile("Dokumentarfilm-Produktion in Köln");
+        assert!(!misfit(
+            &of_title("Kulturelle Filmförderung: Stoffentwicklung"),
+            &film
+        ));
+        assert!(!misfit(&of_title("Markterschließungsprogramm"), &pumps));
+    }
+}
