@@ -28,6 +28,7 @@ pub enum Sector {
     Aviation,
     Transport,
     Tourism,
+    CoalRegions,
 }
 
 /// One sector: the words of a title that restrict a programme to it, and the words by
@@ -98,6 +99,11 @@ fn rules() -> &'static [Rule] {
                 r"touris|gastgewerbe|\bhotel|beherberg",
                 r"touris|hotel|gast|ferien|holiday|travel|reise|urlaub|camping|pension|beherberg|übernacht|visitor|besucher",
             ),
+            (
+                CoalRegions,
+                r"\bkohle\b|kohleregion|kohlekraftwerk|braunkohle|steinkohle|\brevier",
+                r"kohle|coal|revier|lausitz|lusatia|strukturwandel|structural change|strukturstärk|bergbau|mining|tagebau|cottbus|spremberg|weißwasser|hoyerswerda|görlitz|bautzen|leipzig|\\bhalle\\b|merseburg|zeitz|altenburg|helmstedt|aachen|düren|mönchengladbach|erftkreis|rhein-erft|heinsberg",
+            ),
         ];
         table
             .iter()
@@ -125,6 +131,7 @@ impl Sector {
             Self::Aviation => "Luft- und Raumfahrt",
             Self::Transport => "Verkehr und Fahrzeuge",
             Self::Tourism => "Tourismus und Gastgewerbe",
+            Self::CoalRegions => "Kohleregionen",
         }
     }
 
@@ -141,6 +148,7 @@ impl Sector {
             Self::Aviation => "aviation and space",
             Self::Transport => "transport and vehicles",
             Self::Tourism => "tourism and hospitality",
+            Self::CoalRegions => "coal regions",
         }
     }
 }
@@ -192,6 +200,13 @@ mod tests {
         assert!(of_title("Betriebskosten der Kindertagespflege").is_empty());
         assert!(of_title("Willkommenskultur in Unternehmen").is_empty());
         assert!(of_title("Markterschließungsprogramm für KMU").is_empty());
+        assert_eq!(
+            of_title("Aufbruch in den Revieren und an den Kohlekraftwerkstandorten"),
+            [CoalRegions]
+        );
+        assert!(
+            of_title("Vermeidung von Kohlendioxidemissionen durch Biomasseheizwerke").is_empty()
+        );
     }
 
     #[test]
