@@ -102,7 +102,7 @@ fn rules() -> &'static [Rule] {
             (
                 CoalRegions,
                 r"\bkohle\b|kohleregion|kohlekraftwerk|braunkohle|steinkohle|\brevier",
-                r"kohle|coal|revier|lausitz|lusatia|strukturwandel|structural change|strukturstärk|bergbau|mining|tagebau|cottbus|spremberg|weißwasser|hoyerswerda|görlitz|bautzen|leipzig|\\bhalle\\b|merseburg|zeitz|altenburg|helmstedt|aachen|düren|mönchengladbach|erftkreis|rhein-erft|heinsberg",
+                r"kohle|coal|revier|lausitz|lusatia|strukturwandel|structural change|strukturstärk|bergbau|mining|tagebau|cottbus|spremberg|weißwasser|hoyerswerda|görlitz|bautzen|leipzig|\bhalle\b|merseburg|zeitz|altenburg|helmstedt|aachen|düren|mönchengladbach|erftkreis|rhein-erft|heinsberg",
             ),
         ];
         table
