@@ -160,6 +160,9 @@ pub struct GrantFactsView {
     pub sme_only: Option<Fact<bool>>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub non_profit_only: Option<Fact<bool>>,
+    /// Sectors the title restricts the programme to (empty when it names none); a
+    /// profile that speaks of none of them gets it as a kind misfit.
+    pub sectors: Vec<crate::facts::sector::Sector>,
     pub labels: LabelsFact,
 }
 
@@ -288,6 +291,7 @@ impl GrantFactsView {
             programme_kind: f.kind.clone(),
             sme_only: f.sme_only.clone(),
             non_profit_only: f.non_profit_only.clone(),
+            sectors: f.sectors.clone(),
             labels: LabelsFact {
                 source: f.labels,
                 evidence: f.label_evidence.clone(),

@@ -13,9 +13,12 @@
 use std::sync::OnceLock;
 
 use regex::Regex;
+use serde::Serialize;
 
 /// A sector a programme's title may restrict it to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Sector {
     Housing,
     Agriculture,
