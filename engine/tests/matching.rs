@@ -1645,6 +1645,42 @@ fn partner_words_and_applicant_types_resolve() {
     assert!(e.to_string().contains("known are"), "{e}");
 }
 
+/// Places partners send as `regions` resolve to the regions of the catalogue: a
+/// district, a landscape across Länder, the whole country, the EU.
+#[test]
+fn places_in_regions_resolve_to_catalogue_regions() {
+    let cat = &real().catalogue;
+    for (value, codes) in [
+        ("Landkreis Uelzen", &["DE-NI"][..]),
+        ("Eifel", &["DE-RP", "DE-NW"]),
+        ("NRW", &["DE-NW"]),
+        ("bundesweit", &["DE"]),
+        ("Europäische Union", &["continent:EU"]),
+    ] {
+        let p = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {"description": "Wir planen ein Vorhaben.", "regions": [value]}
+        }))
+        .unwrap()
+        .resolve(cat)
+        .unwrap_or_else(|e| panic!("`{value}` refused: {e}"));
+        let got: Vec<&str> = p
+            .regions
+            .iter()
+            .map(|&r| cat.regions[r as usize].code.as_str())
+            .collect();
+        assert_eq!(got, codes, "{value}");
+    }
+    let e = MatchInput::from_value(json!({
+        "organization_id": "org",
+        "organization_profile": {"description": "Wir planen ein Vorhaben.", "regions": ["Atlantis"]}
+    }))
+    .unwrap()
+    .resolve(cat)
+    .unwrap_err();
+    assert!(e.to_string().contains("`Atlantis`"), "{e}");
+}
+
 /// A kind of institution whose legal form the word does not tell is accepted: it neither
 /// filters nor sets the applicant type, which the name then gives.
 #[test]

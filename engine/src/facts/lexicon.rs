@@ -237,7 +237,7 @@ pub fn names_institution_kind(value: &str) -> bool {
     static RX: OnceLock<Regex> = OnceLock::new();
     RX.get_or_init(|| {
         Regex::new(
-            r"(?i)krankenh|klinik|spital\b|hospital|\bclinics?\b|pflege|altenheim|seniorenheim|hospiz|hospice|\bcare (home|provider|service|facilit)|nursing (home|service)|museum|museen|theater|theatre|bibliothek|büchere|\blibrar|archiv|kultureinricht|cultural (institution|centre|center)|orchest|jugendhilfe|jugendzentr|behindertenhilfe|eingliederungshilfe|altenhilfe|sozialeinricht|soziale einricht|einrichtung (der|für)\b|social (institution|service)|\bträger\b|\bprovider\b|\bdoctors?\b|waldbesitz|forest owner|vermieter|landlord|kulturschaffend",
+            r"(?i)krankenh|klinik|spital\b|hospital|\bclinics?\b|pflege|altenheim|seniorenheim|hospiz|hospice|\bcare (home|provider|service|facilit)|nursing (home|service)|museum|museen|theater|theatre|bibliothek|büchere|\blibrar|archiv|kultureinricht|cultural (institution|centre|center)|orchest|jugendhilfe|jugendzentr|behindertenhilfe|eingliederungshilfe|altenhilfe|sozialeinricht|soziale einricht|einrichtung (der|für)\b|social (institution|service)|\bträger\b|\bprovider\b|\bdoctors?\b|waldbesitz|forest owner|vermieter|landlord|kulturschaffend|städtische gesellschaft|eigenbetrieb|municipal (company|enterprise|utilit)",
         )
         .expect("valid institution rule")
     })

@@ -350,7 +350,7 @@ mod tests {
             ("Landkreis Vulkaneifel", &["DE-RP"]),
             ("Eifel", &["DE-RP", "DE-NW"]),
             ("bundesweit", &["DE"]),
-            ("Europäische Union", &["continent:EU"]),
+            ("Europäische Union", &["EU"]),
         ] {
             assert_eq!(value_regions(value), codes, "{value}");
         }
