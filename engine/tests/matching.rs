@@ -1878,6 +1878,28 @@ fn rank_two(engine: &Engine, profile: &ResolvedProfile) -> Vec<Match> {
         .unwrap()
 }
 
+/// A company ("Muster GmbH") described by `description`, resolved against `cat`.
+fn resolve_company(cat: &Catalogue, description: &str) -> ResolvedProfile {
+    MatchInput::from_value(json!({
+        "organization_id": "org",
+        "organization_profile": {"name": "Muster GmbH", "description": description}
+    }))
+    .unwrap()
+    .resolve(cat)
+    .unwrap()
+}
+
+/// `m`'s total is `factor` times the default weighted mean of its components.
+fn assert_total_weighs(cat: &Catalogue, m: &Match, factor: f32, what: &str) {
+    let weighted = MatchWeights::default().mean(&m.components);
+    assert!(
+        (m.total - factor * weighted).abs() < 1e-5,
+        "{what}: {} total {} weighted {weighted}",
+        cat.grants[m.grant as usize].slug,
+        m.total,
+    );
+}
+
 /// The real catalogue with two-dimensional vectors: the programmes `near` picks point
 /// one way, every other programme the other; rank with the query `[1, 0]` to put the
 /// picked ones first on topic.
@@ -1921,12 +1943,7 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
             true,
         ),
     ] {
-        let input = MatchInput::from_value(json!({
-            "organization_id": "org",
-            "organization_profile": {"name": "Muster GmbH", "description": description}
-        }))
-        .unwrap();
-        let profile = input.resolve(cat).unwrap();
+        let profile = resolve_company(cat, description);
         assert_eq!(profile.research_oriented, researcher, "{description}");
         let matches = rank_two(&engine, &profile);
         // Both branches are exercised: research calls are among the results.
@@ -1946,13 +1963,7 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
             } else {
                 1.0
             };
-            assert!(
-                (m.total - factor * weighted(m)).abs() < 1e-5,
-                "{description}: {} total {} weighted {}",
-                cat.grants[m.grant as usize].slug,
-                m.total,
-                weighted(m)
-            );
+            assert_total_weighs(cat, m, factor, description);
             if is_call(m.grant) && !researcher {
                 assert!(m.relevance_score <= matching::NOT_EXCELLENT_CAP);
                 // Lowered, not only capped.
@@ -1977,7 +1988,6 @@ fn a_sector_programme_weighs_less_for_an_organisation_outside_its_sector() {
     };
     let engine = two_directions(health_only);
     let cat = &engine.catalogue;
-    let w = MatchWeights::default();
     for (description, outside) in [
         (
             "Wir sind ein Hersteller von Industriepumpen mit 180 Beschäftigten und wollen unseren Export ausbauen.",
@@ -1988,12 +1998,7 @@ fn a_sector_programme_weighs_less_for_an_organisation_outside_its_sector() {
             false,
         ),
     ] {
-        let input = MatchInput::from_value(json!({
-            "organization_id": "org",
-            "organization_profile": {"name": "Muster GmbH", "description": description}
-        }))
-        .unwrap();
-        let profile = input.resolve(cat).unwrap();
+        let profile = resolve_company(cat, description);
         let matches = rank_two(&engine, &profile);
         let picked: Vec<&Match> = matches.iter().filter(|m| health_only(cat, m.grant)).collect();
         assert!(!picked.is_empty(), "{description}: no health programme");
@@ -2003,11 +2008,7 @@ fn a_sector_programme_weighs_less_for_an_organisation_outside_its_sector() {
             } else {
                 1.0
             };
-            assert!(
-                (m.total - factor * w.mean(&m.components)).abs() < 1e-5,
-                "{description}: {}",
-                cat.grants[m.grant as usize].slug
-            );
+            assert_total_weighs(cat, m, factor, description);
             assert_eq!(
                 m.match_reason.contains("Gesundheit und Pflege"),
                 outside,
@@ -2068,8 +2069,6 @@ fn a_residential_programme_weighs_less_for_an_organisation_not_about_housing() {
             assert!(!residential(g as Idx), "{}", grant.title);
         }
     }
-    let w = MatchWeights::default();
-    let weighted = |m: &Match| w.mean(&m.components);
     for (description, housing) in [
         (
             "Sportverein mit 600 Mitgliedern; wir wollen unser Vereinsheim energetisch sanieren.",
@@ -2107,13 +2106,7 @@ fn a_residential_programme_weighs_less_for_an_organisation_not_about_housing() {
             } else {
                 matching::KIND_MISFIT_FACTOR
             };
-            assert!(
-                (m.total - factor * weighted(m)).abs() < 1e-5,
-                "{description}: {} total {} weighted {}",
-                cat.grants[m.grant as usize].slug,
-                m.total,
-                weighted(m)
-            );
+            assert_total_weighs(cat, m, factor, description);
             if !housing {
                 assert!(m.relevance_score <= matching::NOT_EXCELLENT_CAP);
             }
