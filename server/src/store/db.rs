@@ -178,6 +178,54 @@ CREATE TABLE dashboard_sign_in_failures (
 );
 CREATE INDEX dashboard_sign_in_failures_email ON dashboard_sign_in_failures (email, at);
 "#,
+    // A per-partner generation of what the grant views show of the partner (its results,
+    // categories and whether it is configured), bumped by triggers in the same
+    // transaction as every change of those rows — by any process, the CLI included.
+    // Authentication reads it with the token, so the server can keep the partner's
+    // annotations in memory and know, on every request, whether they are still the
+    // database's (README: the store).
+    r#"
+CREATE TABLE partner_annotations_generation (
+    partner_id TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL
+);
+CREATE TRIGGER partner_grant_results_insert_generation AFTER INSERT ON partner_grant_results BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_grant_results_update_generation AFTER UPDATE ON partner_grant_results BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_grant_results_delete_generation AFTER DELETE ON partner_grant_results BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_categories_insert_generation AFTER INSERT ON partner_categories BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_categories_update_generation AFTER UPDATE ON partner_categories BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_categories_delete_generation AFTER DELETE ON partner_categories BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_assessment_insert_generation AFTER INSERT ON partner_assessment BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_assessment_delete_generation AFTER DELETE ON partner_assessment BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+"#,
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,6 +245,10 @@ pub struct TokenInfo {
     pub id: Uuid,
     pub partner_id: Uuid,
     pub scopes: Vec<String>,
+    /// The partner's annotations generation read with the token (0 when its results,
+    /// categories and configuration were never written): the in-memory annotations of
+    /// the partner are current exactly when they were loaded at this generation.
+    pub annotations_generation: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -507,8 +559,13 @@ impl Db {
     pub fn authenticate(&self, presented: &str) -> Result<Option<TokenInfo>, ServerError> {
         let hash = hash_token(presented);
         let conn = self.conn();
+        // One statement, so one read snapshot: the token as it is now (a revocation
+        // committed by any process before this read is seen) and the partner's
+        // annotations generation of the same moment.
         let mut st = conn.prepare_cached(
-            "SELECT id, partner_id, scopes, hash FROM tokens WHERE hash = ?1 AND revoked_at IS NULL",
+            "SELECT t.id, t.partner_id, t.scopes, t.hash, COALESCE(g.generation, 0)
+             FROM tokens t LEFT JOIN partner_annotations_generation g ON g.partner_id = t.partner_id
+             WHERE t.hash = ?1 AND t.revoked_at IS NULL",
         )?;
         let row = st
             .query_row([hash.to_vec()], |r| {
@@ -517,16 +574,20 @@ impl Db {
                     parse_uuid(r.get(1)?)?,
                     r.get::<_, String>(2)?,
                     r.get::<_, Vec<u8>>(3)?,
+                    r.get::<_, i64>(4)?,
                 ))
             })
             .optional()?;
-        Ok(row.and_then(|(id, partner_id, scopes, stored)| {
-            bool::from(stored.ct_eq(&hash)).then(|| TokenInfo {
-                id,
-                partner_id,
-                scopes: scopes.split(',').map(str::to_string).collect(),
-            })
-        }))
+        Ok(
+            row.and_then(|(id, partner_id, scopes, stored, generation)| {
+                bool::from(stored.ct_eq(&hash)).then(|| TokenInfo {
+                    id,
+                    partner_id,
+                    scopes: scopes.split(',').map(str::to_string).collect(),
+                    annotations_generation: generation,
+                })
+            }),
+        )
     }
 }
 
@@ -592,6 +653,67 @@ mod tests {
         assert!(db.revoke_token(row.id).unwrap());
         assert!(db.authenticate(&token).unwrap().is_none());
         assert!(!db.revoke_token(row.id).unwrap());
+    }
+
+    #[test]
+    fn every_change_of_a_partners_annotations_bumps_its_generation() {
+        use crate::qualification::{self as q, NewCategory, PartnerAnnotations};
+        let dir = tempfile::tempdir().unwrap();
+        let server = Db::open(dir.path()).unwrap();
+        let p = partner(&server, "Acme");
+        let other = partner(&server, "Other");
+        let (_, token) = server.create_token(p.id, &["grants:read".into()]).unwrap();
+        let generation = || {
+            server
+                .authenticate(&token)
+                .unwrap()
+                .unwrap()
+                .annotations_generation
+        };
+        assert_eq!(generation(), 0);
+        // The CLI: another process, its own connection.
+        let cli = Db::open(dir.path()).unwrap();
+        let mut seen = vec![generation()];
+        let mut changed = |what: &str| {
+            let g = generation();
+            assert!(g > *seen.last().unwrap(), "{what}: {seen:?} then {g}");
+            // The annotations read in one snapshot carry the same generation.
+            assert_eq!(
+                PartnerAnnotations::load_current(&server, p.id).unwrap().0,
+                g
+            );
+            seen.push(g);
+        };
+        q::set_prompt(&cli, p.id, "Vereine in Sachsen", None).unwrap();
+        changed("prompt set");
+        let grant = Uuid::new_v4().to_string();
+        cli.conn()
+            .execute(
+                "INSERT INTO partner_grant_results (partner_id, grant_id, ai_qualified, reasoning, assessed_for_version, assessed_at)
+                 VALUES (?1, ?2, 1, 'r', 1, 'now')",
+                params![p.id.to_string(), grant],
+            )
+            .unwrap();
+        changed("result written");
+        let cat = NewCategory {
+            name: "Sport".into(),
+            name_en: "Sports".into(),
+            keywords: vec!["Sport".into()],
+            ..Default::default()
+        };
+        let c = q::add_category(&cli, p.id, &cat).unwrap();
+        changed("category added");
+        q::set_prompt(&cli, p.id, "Sportvereine", None).unwrap();
+        changed("prompt changed (results cleared)");
+        assert!(q::remove_category(&cli, p.id, c.id).unwrap());
+        changed("category removed");
+        assert!(q::clear_prompt(&cli, p.id).unwrap());
+        changed("prompt cleared");
+        // Another partner's changes leave this partner's generation alone.
+        let before = generation();
+        q::set_prompt(&cli, other.id, "Kommunen", None).unwrap();
+        q::add_category(&cli, other.id, &cat).unwrap();
+        assert_eq!(generation(), before);
     }
 
     #[test]

@@ -1,0 +1,202 @@
+//! The store behind the async boundary (issue #14): the partners' annotations kept in
+//! memory per generation and still the database's at every request — also when another
+//! process (the CLI) changes them; tokens read on every request.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use grantmatch_server::db::{Db, NewPartner, DB_FILE};
+use grantmatch_server::ratelimit::RateLimits;
+use grantmatch_server::AppState;
+use rusqlite::params;
+use uuid::Uuid;
+
+use crate::common::{id, off_runtime, send_with, tiny_dir, tiny_engine_plain, Raw, Resp};
+
+pub(crate) struct Sx {
+    pub(crate) state: Arc<AppState>,
+    pub(crate) partner: Uuid,
+    pub(crate) token_id: Uuid,
+    pub(crate) auth: String,
+    pub(crate) dir: tempfile::TempDir,
+}
+
+/// A server over a database file in a temporary data directory, with one partner and
+/// one token of every scope.
+pub(crate) fn sx() -> Sx {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, partner, token_id, token) = off_runtime(|| {
+        let db = Db::open(dir.path()).unwrap();
+        let p = db
+            .create_partner(&NewPartner {
+                name: "Store".into(),
+                tier: "starter".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        let scopes = ["grants:read", "matching:use", "usage:read"].map(String::from);
+        let (row, token) = db.create_token(p.id, &scopes).unwrap();
+        (db, p.id, row.id, token)
+    });
+    let state = AppState::new(tiny_engine_plain(), Arc::new(db)).with_rate_limits(RateLimits {
+        enabled: false,
+        ..Default::default()
+    });
+    Sx {
+        state: Arc::new(state),
+        partner,
+        token_id,
+        auth: format!("Bearer {token}"),
+        dir,
+    }
+}
+
+impl Sx {
+    pub(crate) async fn get(&self, uri: &str) -> Resp {
+        send_with(
+            &self.state,
+            "GET",
+            uri,
+            &[("authorization", self.auth.as_str())],
+            vec![],
+        )
+        .await
+    }
+}
+
+/// A connection of another process (the CLI's, or a second server's) to the database.
+pub(crate) fn other_process(dir: &Path) -> rusqlite::Connection {
+    let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
+    c.busy_timeout(Duration::from_secs(5)).unwrap();
+    c
+}
+
+fn tiny_grant() -> (String, String) {
+    let raw = Raw::load(&tiny_dir());
+    let g = &raw.grants[0];
+    (id(g), g["slug"].as_str().unwrap().to_string())
+}
+
+/// Sets the partner's decision for a grant as the assessor writes it.
+fn set_decision(c: &rusqlite::Connection, partner: Uuid, grant: &str, qualified: bool, n: u32) {
+    c.execute(
+        "INSERT INTO partner_assessment (partner_id, prompt, version, updated_at)
+         VALUES (?1, 'Vereine', 1, '2026-11-26T00:00:00+00:00') ON CONFLICT(partner_id) DO NOTHING",
+        [partner.to_string()],
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO partner_grant_results
+           (partner_id, grant_id, ai_qualified, reasoning, assessed_for_version, assessed_at)
+         VALUES (?1, ?2, ?3, ?4, 1, '2026-11-26T00:00:00+00:00')
+         ON CONFLICT(partner_id, grant_id) DO UPDATE SET
+           ai_qualified = excluded.ai_qualified, reasoning = excluded.reasoning",
+        params![
+            partner.to_string(),
+            grant,
+            qualified,
+            format!("Begründung {n}")
+        ],
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn annotations_changed_by_another_process_show_at_once() {
+    let s = sx();
+    let (grant, slug) = tiny_grant();
+    let other = other_process(s.dir.path());
+    let detail = format!("/api/v1/grants/{slug}");
+    let v = s.get(&detail).await.ok();
+    assert!(v["grant"]["ai_qualified"].is_null(), "{v}");
+    for n in 0..6u32 {
+        let qualified = n % 2 == 0;
+        set_decision(&other, s.partner, &grant, qualified, n);
+        // At once: the request after the other process's commit shows the change.
+        let v = s.get(&detail).await.ok();
+        assert_eq!(v["grant"]["ai_qualified"], qualified, "round {n}: {v}");
+        assert_eq!(
+            v["grant"]["ai_qualification_reasoning"],
+            format!("Begründung {n}"),
+            "round {n}: {v}"
+        );
+        // Once the annotations are in memory again, they are still the current ones.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let v = s.get(&detail).await.ok();
+        assert_eq!(v["grant"]["ai_qualified"], qualified, "round {n}: {v}");
+        let list = s.get("/api/v1/grants?per_page=100").await.ok();
+        let item = list["grants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["id"] == grant.as_str())
+            .expect("the grant is listed");
+        assert_eq!(item["ai_qualified"], qualified, "round {n}: {item}");
+    }
+    // Removing the configuration (the CLI clears it) also shows at once.
+    other
+        .execute(
+            "DELETE FROM partner_grant_results WHERE partner_id = ?1",
+            [s.partner.to_string()],
+        )
+        .unwrap();
+    let v = s.get(&detail).await.ok();
+    assert!(v["grant"]["ai_qualified"].is_null(), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn current_annotations_are_served_from_memory_without_a_second_read() {
+    let s = sx();
+    let (grant, slug) = tiny_grant();
+    let other = other_process(s.dir.path());
+    set_decision(&other, s.partner, &grant, true, 1);
+    let detail = format!("/api/v1/grants/{slug}");
+    // The first request reads the annotations from the database and loads them into
+    // memory in the background.
+    assert_eq!(s.get(&detail).await.ok()["grant"]["ai_qualified"], true);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    // Another process makes the results unreadable without changing them (a rename
+    // is no change of a row): the requests read only the token and the generation,
+    // and answer from memory.
+    other
+        .execute_batch("ALTER TABLE partner_grant_results RENAME TO results_away")
+        .unwrap();
+    let v = s.get(&detail).await.ok();
+    assert_eq!(v["grant"]["ai_qualified"], true, "{v}");
+    assert_eq!(v["grant"]["ai_qualification_reasoning"], "Begründung 1");
+    let list = s.get("/api/v1/grants?q=Verein&per_page=100").await;
+    assert_eq!(list.status, 200, "{}", list.text);
+
+    // A new generation is read from the database — which fails here: proof that the
+    // memory is used only for the generation it was loaded at.
+    other
+        .execute(
+            "UPDATE partner_annotations_generation SET generation = generation + 1 WHERE partner_id = ?1",
+            [s.partner.to_string()],
+        )
+        .unwrap();
+    let r = s.get(&detail).await;
+    assert_eq!(r.status, 500, "{}", r.text);
+    other
+        .execute_batch("ALTER TABLE results_away RENAME TO partner_grant_results")
+        .unwrap();
+    assert_eq!(s.get(&detail).await.ok()["grant"]["ai_qualified"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_revoked_by_another_process_is_refused_at_once() {
+    let s = sx();
+    // Enough requests to have used every read connection.
+    for _ in 0..12 {
+        assert_eq!(s.get("/api/v1/grants/xyz").await.status, 404);
+    }
+    let cli = off_runtime(|| Db::open(s.dir.path()).unwrap());
+    let token = s.token_id;
+    assert!(off_runtime(|| cli.revoke_token(token).unwrap()));
+    for _ in 0..12 {
+        let r = s.get("/api/v1/grants?per_page=1").await;
+        assert_eq!(r.status, 401, "{}", r.text);
+    }
+}
