@@ -206,7 +206,7 @@ impl AppState {
 async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let db = state.db.clone();
     let database_ok = store::blocking(move || {
-        db.conn()
+        db.reader()
             .query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
             .is_ok()
     })

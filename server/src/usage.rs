@@ -63,7 +63,7 @@ pub fn period_start(period: Period, now: DateTime<Utc>) -> Option<DateTime<Utc>>
 /// The `stats` object of `GET /usage/stats` for a partner since `since`. `by_day`
 /// lists only days with traffic.
 pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<UsageStats, ServerError> {
-    let conn = db.conn();
+    let conn = db.reader();
     let pid = partner_id.to_string();
     let since = since.to_rfc3339();
     let (total, ok, failed, avg): (i64, i64, i64, Option<f64>) = conn.query_row(
@@ -243,7 +243,7 @@ pub fn queue_quota_warnings(
             "Guten Tag,\n\nIhr Konto {} (Tarif {}) hat im Quartal {} {current} von {limit} {label} genutzt ({pct:.1} %).\nAnfragen werden weiterhin beantwortet; eine Überschreitung wird nachträglich abgerechnet.\nFür ein Upgrade wenden Sie sich bitte an uns.\n",
             partner.name, partner.tier, q.quarter
         );
-        let n = db.conn().execute(
+        let n = db.writer().execute(
             "INSERT OR IGNORE INTO email_outbox (partner_id, quarter, kind, recipient, subject, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![partner.id.to_string(), q.quarter, kind, partner.contact_email, subject, body, now.to_rfc3339()],
         )?;
@@ -266,7 +266,7 @@ pub struct OutboxMail {
 }
 
 pub fn outbox(db: &Db, unsent_only: bool) -> Result<Vec<OutboxMail>, ServerError> {
-    let conn = db.conn();
+    let conn = db.reader();
     let mut st = conn.prepare(
         "SELECT id, partner_id, kind, quarter, recipient, subject, body, sent_at IS NOT NULL FROM email_outbox
          WHERE (?1 = 0 OR sent_at IS NULL) ORDER BY id",
@@ -295,11 +295,11 @@ pub fn mark_sent(
     now: DateTime<Utc>,
 ) -> Result<(), ServerError> {
     match result {
-        Ok(()) => db.conn().execute(
+        Ok(()) => db.writer().execute(
             "UPDATE email_outbox SET sent_at = ?2, last_error = NULL WHERE id = ?1",
             params![id, now.to_rfc3339()],
         )?,
-        Err(e) => db.conn().execute(
+        Err(e) => db.writer().execute(
             "UPDATE email_outbox SET last_error = ?2 WHERE id = ?1",
             params![id, e],
         )?,

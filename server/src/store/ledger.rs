@@ -79,7 +79,7 @@ impl Ledger {
     }
 
     fn write(&self, rows: &[LedgerRow]) -> Result<(), ServerError> {
-        let mut conn = self.db.conn();
+        let mut conn = self.db.writer();
         let tx = conn.transaction()?;
         {
             let mut st = tx.prepare_cached(
@@ -206,7 +206,7 @@ mod tests {
         assert_eq!(l.flush().unwrap(), 3);
         assert_eq!(l.flush().unwrap(), 0);
         let n: i64 = db
-            .conn()
+            .writer()
             .query_row("SELECT COUNT(*) FROM usage_ledger", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 3);

@@ -142,7 +142,7 @@ impl Db {
     /// Inserts a matching request (pending, or already completed with its results) and
     /// counts it for its partner's quarter, in one transaction.
     pub fn insert_matching(&self, m: &MatchingRecord) -> Result<(), ServerError> {
-        let mut conn = self.conn();
+        let mut conn = self.writer();
         let tx = conn.transaction()?;
         tx.execute(
             &format!("INSERT INTO matching_requests ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
@@ -181,7 +181,7 @@ impl Db {
         outcome: Result<&[MatchResult], &str>,
     ) -> Result<(), ServerError> {
         let now = Utc::now().to_rfc3339();
-        let conn = self.conn();
+        let conn = self.writer();
         match outcome {
             Ok(results) => conn.execute(
                 "UPDATE matching_requests SET status = ?2, results_json = ?3, results_count = ?4, completed_at = ?5 WHERE id = ?1",
@@ -203,7 +203,7 @@ impl Db {
 
     pub fn matching(&self, id: Uuid) -> Result<Option<MatchingRecord>, ServerError> {
         Ok(self
-            .conn()
+            .reader()
             .query_row(
                 &format!("SELECT {COLUMNS} FROM matching_requests WHERE id = ?1"),
                 [id.to_string()],
@@ -214,7 +214,7 @@ impl Db {
 
     /// Requests still pending (e.g. interrupted by a restart), oldest first.
     pub fn pending_matchings(&self) -> Result<Vec<MatchingRecord>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut st = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM matching_requests WHERE status = ?1 ORDER BY created_at"
         ))?;
@@ -230,7 +230,7 @@ impl Db {
         partner_id: Uuid,
         limit: usize,
     ) -> Result<Vec<MatchingRecord>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut st = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM matching_requests WHERE partner_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2"
         ))?;
@@ -247,7 +247,7 @@ impl Db {
         partner_id: Uuid,
         quarter: &str,
     ) -> Result<(i64, i64), ServerError> {
-        Ok(self.conn().query_row(
+        Ok(self.reader().query_row(
             "SELECT COALESCE(SUM(matchings), 0), COUNT(*) FROM matching_quota_usage WHERE partner_id = ?1 AND quarter = ?2",
             params![partner_id.to_string(), quarter],
             |r| Ok((r.get(0)?, r.get(1)?)),

@@ -200,3 +200,41 @@ async fn a_token_revoked_by_another_process_is_refused_at_once() {
         assert_eq!(r.status, 401, "{}", r.text);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_complete_while_the_ledger_flush_waits_holding_the_writer() {
+    let s = sx();
+    let (_, slug) = tiny_grant();
+    // One row in the ledger's buffer.
+    assert_eq!(s.get("/api/v1/grants/xyz").await.status, 404);
+    assert_eq!(s.state.ledger.backlog().0, 1);
+    // Another process holds SQLite's write lock: the flush takes the server's writer
+    // and waits (busy timeout) for the lock, as a slow fsync would keep it.
+    let other = other_process(s.dir.path());
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let ledger = s.state.ledger.clone();
+    let flush = std::thread::spawn(move || ledger.flush());
+    while s.state.ledger.backlog().0 > 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    let started = std::time::Instant::now();
+    let v = s.get(&format!("/api/v1/grants/{slug}")).await.ok();
+    assert_eq!(v["grant"]["slug"], slug.as_str());
+    assert_eq!(s.get("/api/v1/grants?q=Zuschuss").await.status, 200);
+    let r = s.get(&format!("/api/v1/matching/{}", Uuid::new_v4())).await;
+    assert_eq!(r.status, 404, "{}", r.text);
+    assert_eq!(s.get("/api/v1/usage/quota").await.status, 200);
+    let elapsed = started.elapsed();
+    assert!(
+        !flush.is_finished(),
+        "the flush was meant to be still waiting"
+    );
+    assert!(
+        elapsed < Duration::from_secs(1),
+        "the reads waited {elapsed:?} for the writer"
+    );
+    other.execute_batch("COMMIT").unwrap();
+    assert_eq!(flush.join().unwrap().unwrap(), 1);
+}
