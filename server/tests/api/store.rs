@@ -238,3 +238,132 @@ async fn reads_complete_while_the_ledger_flush_waits_holding_the_writer() {
     other.execute_batch("COMMIT").unwrap();
     assert_eq!(flush.join().unwrap().unwrap(), 1);
 }
+
+/// Counts in the database, read by another connection: matching requests, the
+/// partner's quota counter, outbox e-mails, and ledger rows of `POST /matching` by
+/// status.
+fn billing_counts(c: &rusqlite::Connection) -> (i64, i64, i64, Vec<(u16, String)>) {
+    let one = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    let mut st = c
+        .prepare(
+            "SELECT status, organization_id FROM usage_ledger WHERE endpoint = 'POST /api/v1/matching' ORDER BY id",
+        )
+        .unwrap();
+    let rows = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    (
+        one("SELECT COUNT(*) FROM matching_requests"),
+        one("SELECT COALESCE(SUM(matchings), 0) FROM matching_quota_usage"),
+        one("SELECT COUNT(*) FROM email_outbox"),
+        rows,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_billed_matching_is_one_transaction_with_its_ledger_row() {
+    use grantmatch_server::matcher::Matcher;
+    use grantmatch_server::usage::QuotaPolicy;
+    use serde_json::json;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (db, token) = off_runtime(|| {
+        let db = Db::open(dir.path()).unwrap();
+        let p = db
+            .create_partner(&NewPartner {
+                name: "Billed".into(),
+                tier: "starter".into(),
+                contact_email: Some("billed@example.org".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        let scopes = ["matching:use", "usage:read"].map(String::from);
+        let token = db_token(&db, p.id, &scopes);
+        (db, token)
+    });
+    let matcher = Matcher::new(Default::default(), 8);
+    matcher.set_embedder(crate::common::embedder());
+    // One matching a quarter: the first one reaches the limit and queues the warning.
+    let state = Arc::new(
+        AppState::new(crate::matching::tiny_engine(), Arc::new(db))
+            .with_matcher(matcher)
+            .with_quota_policy(QuotaPolicy {
+                quarter_share: 0.0001,
+            })
+            .with_rate_limits(RateLimits {
+                enabled: false,
+                ..Default::default()
+            }),
+    );
+    let auth = format!("Bearer {token}");
+    let body = |org: &str| {
+        json!({
+            "organization_id": org,
+            "organization_profile": {"description": "Verein für Digitalisierung in Sachsen"}
+        })
+        .to_string()
+        .into_bytes()
+    };
+    let post = |org: &'static str, prefer: bool| {
+        let (state, auth) = (state.clone(), auth.clone());
+        async move {
+            let mut headers = vec![
+                ("authorization", auth.as_str()),
+                ("content-type", "application/json"),
+            ];
+            if prefer {
+                headers.push(("prefer", "respond-async"));
+            }
+            send_with(&state, "POST", "/api/v1/matching", &headers, body(org)).await
+        }
+    };
+    let other = other_process(dir.path());
+
+    // Synchronous: everything is in the database when the response arrives — the
+    // ledger row too, without a flush — and nothing waits in the ledger's buffer.
+    let r = post("org-1", false).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["quota"]["matching_requests_used"], 1);
+    assert_eq!(
+        billing_counts(&other),
+        (1, 1, 1, vec![(200, "org-1".to_string())])
+    );
+    assert_eq!(state.ledger.backlog().0, 0);
+
+    // Asynchronous (202): the same, with the row's status 202.
+    let r = post("org-2", true).await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    let rows = vec![(200, "org-1".to_string()), (202, "org-2".to_string())];
+    assert_eq!(billing_counts(&other), (2, 2, 1, rows.clone()));
+
+    // All or nothing: when the ledger row cannot be written, the request, its results
+    // and its quota count are not stored either.
+    other
+        .execute_batch("ALTER TABLE usage_ledger RENAME TO ledger_away")
+        .unwrap();
+    let r = post("org-3", false).await;
+    assert_eq!(r.status, 500, "{}", r.text);
+    other
+        .execute_batch("ALTER TABLE ledger_away RENAME TO usage_ledger")
+        .unwrap();
+    assert_eq!(billing_counts(&other), (2, 2, 1, rows));
+
+    // Statistics flush the buffer first: still two billed matchings, not four.
+    let r = send_with(
+        &state,
+        "GET",
+        "/api/v1/usage/stats",
+        &[("authorization", auth.as_str())],
+        vec![],
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["stats"]["matching_requests"], 2, "{}", r.text);
+    assert_eq!(r.json["stats"]["active_organizations"], 2, "{}", r.text);
+}
+
+fn db_token(db: &Db, partner: Uuid, scopes: &[String]) -> String {
+    db.create_token(partner, scopes).unwrap().1
+}
