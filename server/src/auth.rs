@@ -57,6 +57,9 @@ pub struct Caller {
     pub token_id: Uuid,
     pub scopes: Vec<String>,
     pub partner: Arc<PartnerCtx>,
+    /// The partner's annotations generation read with the token
+    /// ([`crate::qualification::AnnotationCache`]).
+    pub annotations_generation: i64,
 }
 
 impl Caller {
@@ -111,6 +114,7 @@ pub async fn authenticate(state: &Arc<AppState>, headers: &HeaderMap) -> Result<
             token_id: info.id,
             scopes: info.scopes,
             partner,
+            annotations_generation: info.annotations_generation,
         })
     })
     .await

@@ -116,6 +116,8 @@ pub struct AppState {
     pub mailer_configured: bool,
     pub(crate) mail_wakeup: tokio::sync::Notify,
     pub(crate) partners: PartnerCache,
+    /// The partners' annotations of the grant views, valid per generation.
+    pub(crate) annotations: qualification::AnnotationCache,
     pub metrics: metrics::Metrics,
     /// `/metrics` is served on its own address (`--metrics-addr`), not with the API.
     pub metrics_separate: bool,
@@ -135,6 +137,7 @@ impl AppState {
             mailer_configured: false,
             mail_wakeup: tokio::sync::Notify::new(),
             partners: PartnerCache::default(),
+            annotations: qualification::AnnotationCache::default(),
             metrics: metrics::Metrics::default(),
             metrics_separate: false,
         }
@@ -203,7 +206,7 @@ impl AppState {
 async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let db = state.db.clone();
     let database_ok = store::blocking(move || {
-        db.conn()
+        db.reader()
             .query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
             .is_ok()
     })

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::auth::authenticate;
 use crate::error::{ApiError, ErrorCode};
-use crate::ledger::{endpoint_label, LedgerRow};
+use crate::ledger::{endpoint_label, LedgerRow, RequestLedger};
 use crate::routes::matching::OrganizationId;
 use crate::usage::MATCHING_ENDPOINT;
 use crate::AppState;
@@ -76,6 +76,8 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
     if let Some(c) = &caller {
         req.extensions_mut().insert(c.clone());
     }
+    let request_ledger = RequestLedger::new(started, at);
+    req.extensions_mut().insert(request_ledger.clone());
     let limit = caller.as_ref().and_then(|c| {
         state
             .limiters
@@ -101,6 +103,11 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
         resp.status().as_u16(),
         started.elapsed().as_secs_f64(),
     );
+    if request_ledger.is_written() {
+        // A billed matching: its row was committed with the matching request (also
+        // when the response became a 503 `timeout` after that commit).
+        return resp;
+    }
     let row = LedgerRow {
         partner_id: caller.as_ref().map(|c| c.partner.partner.id),
         token_id: caller.as_ref().map(|c| c.token_id),

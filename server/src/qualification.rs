@@ -128,7 +128,7 @@ pub fn set_prompt(
             "the qualification prompt is longer than 5,000 characters".into(),
         ));
     }
-    let mut conn = db.conn();
+    let mut conn = db.writer();
     let tx = conn.transaction()?;
     let version = bump_version(&tx, partner)?;
     let rules = rules
@@ -148,7 +148,7 @@ pub fn set_prompt(
 
 /// Removes the partner's prompt and its qualification results. False when none was set.
 pub fn clear_prompt(db: &Db, partner: Uuid) -> Result<bool, ServerError> {
-    let mut conn = db.conn();
+    let mut conn = db.writer();
     let tx = conn.transaction()?;
     let had: bool = tx
         .query_row(
@@ -187,7 +187,7 @@ pub fn add_category(
         &c.keywords,
     )
     .map_err(ServerError::Invalid)?;
-    let mut conn = db.conn();
+    let mut conn = db.writer();
     let tx = conn.transaction()?;
     let dup: bool = tx
         .query_row(
@@ -227,7 +227,7 @@ pub fn add_category(
 
 /// Removes a category of the partner. False when the partner has no such category.
 pub fn remove_category(db: &Db, partner: Uuid, id: Uuid) -> Result<bool, ServerError> {
-    let mut conn = db.conn();
+    let mut conn = db.writer();
     let tx = conn.transaction()?;
     let n = tx.execute(
         "DELETE FROM partner_categories WHERE id = ?1 AND partner_id = ?2",
@@ -246,7 +246,7 @@ pub fn remove_category(db: &Db, partner: Uuid, id: Uuid) -> Result<bool, ServerE
 
 /// The partner's categories, in creation order.
 pub fn categories(db: &Db, partner: Uuid) -> Result<Vec<CustomCategory>, ServerError> {
-    let conn = db.conn();
+    let conn = db.reader();
     let mut st = conn.prepare_cached(
         "SELECT id, name, name_en, description, keywords FROM partner_categories
          WHERE partner_id = ?1 ORDER BY created_at, rowid",
@@ -279,7 +279,7 @@ pub fn categories(db: &Db, partner: Uuid) -> Result<Vec<CustomCategory>, ServerE
 /// The partner's configuration (version 0 and nothing set when never configured).
 pub fn config(db: &Db, partner: Uuid) -> Result<PartnerConfig, ServerError> {
     let row = db
-        .conn()
+        .reader()
         .query_row(
             "SELECT version, prompt, prompt_updated_at, rules FROM partner_assessment WHERE partner_id = ?1",
             [partner.to_string()],
@@ -342,7 +342,31 @@ pub struct PartnerAnnotations {
 impl PartnerAnnotations {
     /// Loads the partner's results for `grants` (all of its results when `None`).
     pub fn load(db: &Db, partner: Uuid, grants: Option<&[Uuid]>) -> Result<Self, ServerError> {
-        let conn = db.conn();
+        Self::load_on(&db.reader(), partner, grants)
+    }
+
+    /// All of the partner's annotations and their generation (see
+    /// [`crate::db::TokenInfo::annotations_generation`]), read in one snapshot: the
+    /// result is the database's state at that generation.
+    pub fn load_current(db: &Db, partner: Uuid) -> Result<(i64, Self), ServerError> {
+        let mut conn = db.reader();
+        // A deferred transaction: its first read fixes the snapshot of both reads.
+        let tx = conn.transaction()?;
+        let generation: i64 = tx.query_row(
+            "SELECT COALESCE((SELECT generation FROM partner_annotations_generation WHERE partner_id = ?1), 0)",
+            [partner.to_string()],
+            |r| r.get(0),
+        )?;
+        let ann = Self::load_on(&tx, partner, None)?;
+        tx.commit()?;
+        Ok((generation, ann))
+    }
+
+    fn load_on(
+        conn: &rusqlite::Connection,
+        partner: Uuid,
+        grants: Option<&[Uuid]>,
+    ) -> Result<Self, ServerError> {
         let configured: bool = conn
             .query_row(
                 "SELECT 1 FROM partner_assessment WHERE partner_id = ?1",
@@ -464,6 +488,95 @@ impl PartnerAnnotations {
     }
 }
 
+/// The partners' annotations in memory, each with the generation it was loaded at.
+///
+/// Valid across processes: the generation is bumped by triggers in the same transaction
+/// as every change of a partner's results, categories or configuration (by the server's
+/// assessor or by the CLI), and authentication reads it with the token on every request.
+/// An entry is used only when its generation equals the one read at authentication, so
+/// a grant view shows the database's state as of the request's authentication — what
+/// reading the annotations in a second step showed, without the second hop. Tokens are
+/// never cached: every request still reads its token (a revocation is seen at once).
+#[derive(Default)]
+pub struct AnnotationCache {
+    entries: std::sync::RwLock<HashMap<Uuid, (i64, Arc<PartnerAnnotations>)>>,
+    refreshing: std::sync::Mutex<std::collections::HashSet<Uuid>>,
+}
+
+impl AnnotationCache {
+    /// The partner's annotations if they were loaded at `generation`.
+    pub fn get(&self, partner: Uuid, generation: i64) -> Option<Arc<PartnerAnnotations>> {
+        let entries = self.entries.read().unwrap_or_else(|p| p.into_inner());
+        entries
+            .get(&partner)
+            .filter(|(g, _)| *g == generation)
+            .map(|(_, a)| a.clone())
+    }
+
+    /// Keeps `ann` loaded at `generation` unless a newer generation is kept already.
+    pub fn put(&self, partner: Uuid, generation: i64, ann: Arc<PartnerAnnotations>) {
+        let mut entries = self.entries.write().unwrap_or_else(|p| p.into_inner());
+        match entries.get(&partner) {
+            Some((g, _)) if *g > generation => {}
+            _ => {
+                entries.insert(partner, (generation, ann));
+            }
+        }
+    }
+
+    /// Loads the partner's annotations into the cache in the background, unless a load
+    /// of this partner is running already.
+    fn refresh(&self, state: &Arc<AppState>, partner: Uuid) {
+        let fresh = self
+            .refreshing
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(partner);
+        if !fresh {
+            return;
+        }
+        let st = state.clone();
+        tokio::spawn(async move {
+            let db = st.db.clone();
+            let loaded =
+                crate::store::blocking(move || PartnerAnnotations::load_current(&db, partner))
+                    .await;
+            match loaded {
+                Ok(Ok((generation, ann))) => st.annotations.put(partner, generation, Arc::new(ann)),
+                Ok(Err(e)) => tracing::warn!(%partner, error = %e, "cannot load annotations"),
+                Err(e) => tracing::warn!(%partner, error = %e, "annotation load failed"),
+            }
+            st.annotations
+                .refreshing
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&partner);
+        });
+    }
+}
+
+/// The partner's annotations as of `generation` (read at the request's authentication):
+/// from memory when they are current, else the annotations of `grants` read from the
+/// database now (one hop to the blocking pool, as before the cache) while the cache is
+/// refreshed in the background.
+pub async fn annotations_of(
+    state: &Arc<AppState>,
+    partner: Uuid,
+    generation: i64,
+    grants: Vec<Uuid>,
+) -> Result<Arc<PartnerAnnotations>, ServerError> {
+    if let Some(ann) = state.annotations.get(partner, generation) {
+        return Ok(ann);
+    }
+    state.annotations.refresh(state, partner);
+    let db = state.db.clone();
+    let ann = crate::store::blocking_task("annotations", move || {
+        PartnerAnnotations::load(&db, partner, Some(&grants))
+    })
+    .await??;
+    Ok(Arc::new(ann))
+}
+
 // ---------------------------------------------------------------------------------
 // Planning and assessing
 // ---------------------------------------------------------------------------------
@@ -520,7 +633,7 @@ pub fn plan(
     let config = config(db, partner)?;
     let mut stored: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
     {
-        let conn = db.conn();
+        let conn = db.reader();
         let mut st = conn.prepare_cached(
             "SELECT grant_id, qualification_key, categories_key FROM partner_grant_results WHERE partner_id = ?1",
         )?;
@@ -577,7 +690,7 @@ pub fn status(engine: &Engine, db: &Db, partner: &Partner) -> Result<Value, Serv
             Value::Null
         }
     };
-    let qualified: i64 = db.conn().query_row(
+    let qualified: i64 = db.reader().query_row(
         "SELECT COUNT(*) FROM partner_grant_results WHERE partner_id = ?1 AND ai_qualified = 1",
         [partner.id.to_string()],
         |r| r.get(0),
@@ -691,7 +804,7 @@ fn write_batch(
     sql: &str,
     rows: impl Iterator<Item = Vec<SqlValue>>,
 ) -> Result<bool, ServerError> {
-    let mut conn = db.conn();
+    let mut conn = db.writer();
     let tx = conn.transaction()?;
     if version_of(&tx, partner)? != version {
         return Ok(false);
@@ -781,7 +894,7 @@ pub async fn assess_partner(
 
 /// The configuration version of every configured partner.
 pub fn versions(db: &Db) -> Result<Vec<(Uuid, i64)>, ServerError> {
-    let conn = db.conn();
+    let conn = db.reader();
     let mut st = conn.prepare_cached("SELECT partner_id, version FROM partner_assessment")?;
     let rows = st
         .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?

@@ -2,13 +2,14 @@
 //! requests), plus the once-per-quarter warning e-mail at 90 %.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
-use rusqlite::params;
+use rusqlite::{params, Connection};
 use std::collections::BTreeMap;
 
 use uuid::Uuid;
 
 use crate::db::{Db, Partner};
 use crate::error::ServerError;
+use crate::matching_store::matching_usage_on;
 use crate::quota::{percentage, quarter_of, tier_allowance};
 use crate::views::{
     MatchingQuota, Period, Quota, QuotaCounter, QuotaStatus, Tier, UsageDay, UsageStats,
@@ -63,7 +64,7 @@ pub fn period_start(period: Period, now: DateTime<Utc>) -> Option<DateTime<Utc>>
 /// The `stats` object of `GET /usage/stats` for a partner since `since`. `by_day`
 /// lists only days with traffic.
 pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<UsageStats, ServerError> {
-    let conn = db.conn();
+    let conn = db.reader();
     let pid = partner_id.to_string();
     let since = since.to_rfc3339();
     let (total, ok, failed, avg): (i64, i64, i64, Option<f64>) = conn.query_row(
@@ -150,8 +151,19 @@ impl QuotaView {
         now: DateTime<Utc>,
         policy: &QuotaPolicy,
     ) -> Result<Self, ServerError> {
+        Self::compute_on(&db.reader(), partner, now, policy)
+    }
+
+    /// [`QuotaView::compute`] on `conn` (e.g. inside the transaction of a billed
+    /// matching, whose own request it then counts).
+    pub fn compute_on(
+        conn: &Connection,
+        partner: &Partner,
+        now: DateTime<Utc>,
+        policy: &QuotaPolicy,
+    ) -> Result<Self, ServerError> {
         let (quarter, _) = quarter_of(now);
-        let (used, orgs) = db.matching_usage(partner.id, &quarter)?;
+        let (used, orgs) = matching_usage_on(conn, partner.id, &quarter)?;
         let (org_limit, matching_limit) = policy.limits(&partner.tier);
         Ok(QuotaView {
             quarter,
@@ -225,12 +237,56 @@ pub fn queue_quota_warnings(
     q: &QuotaView,
     now: DateTime<Utc>,
 ) -> Result<usize, ServerError> {
+    queue_quota_warnings_on(&db.writer(), partner, q, now)
+}
+
+/// The limit a quota warning e-mail is about (the outbox's `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    MatchingRequests,
+    ActiveOrganizations,
+}
+
+impl WarningKind {
+    pub const ALL: [WarningKind; 2] = [Self::MatchingRequests, Self::ActiveOrganizations];
+
+    /// The name stored in the outbox and shown by `grantmatch usage`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MatchingRequests => "matching_requests",
+            Self::ActiveOrganizations => "active_organizations",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// The limit's name in the (German) e-mail.
+    fn label(self) -> &'static str {
+        match self {
+            Self::MatchingRequests => "Matching-Anfragen",
+            Self::ActiveOrganizations => "aktive Organisationen",
+        }
+    }
+}
+
+/// [`queue_quota_warnings`] on `conn` (e.g. inside the transaction of a billed
+/// matching).
+pub(crate) fn queue_quota_warnings_on(
+    conn: &Connection,
+    partner: &Partner,
+    q: &QuotaView,
+    now: DateTime<Utc>,
+) -> Result<usize, ServerError> {
     let mut queued = 0;
     let kinds = [
-        ("matching_requests", "Matching-Anfragen", q.matching),
-        ("active_organizations", "aktive Organisationen", q.orgs),
+        (WarningKind::MatchingRequests, q.matching),
+        (WarningKind::ActiveOrganizations, q.orgs),
     ];
-    for (kind, label, (current, limit)) in kinds {
+    for (kind, (current, limit)) in kinds {
+        let label = kind.label();
         if !reached_warning(current, limit) {
             continue;
         }
@@ -243,9 +299,9 @@ pub fn queue_quota_warnings(
             "Guten Tag,\n\nIhr Konto {} (Tarif {}) hat im Quartal {} {current} von {limit} {label} genutzt ({pct:.1} %).\nAnfragen werden weiterhin beantwortet; eine Überschreitung wird nachträglich abgerechnet.\nFür ein Upgrade wenden Sie sich bitte an uns.\n",
             partner.name, partner.tier, q.quarter
         );
-        let n = db.conn().execute(
+        let n = conn.execute(
             "INSERT OR IGNORE INTO email_outbox (partner_id, quarter, kind, recipient, subject, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![partner.id.to_string(), q.quarter, kind, partner.contact_email, subject, body, now.to_rfc3339()],
+            params![partner.id.to_string(), q.quarter, kind.as_str(), partner.contact_email, subject, body, now.to_rfc3339()],
         )?;
         queued += n;
     }
@@ -257,7 +313,7 @@ pub fn queue_quota_warnings(
 pub struct OutboxMail {
     pub id: i64,
     pub partner_id: String,
-    pub kind: String,
+    pub kind: WarningKind,
     pub quarter: String,
     pub recipient: Option<String>,
     pub subject: String,
@@ -266,7 +322,7 @@ pub struct OutboxMail {
 }
 
 pub fn outbox(db: &Db, unsent_only: bool) -> Result<Vec<OutboxMail>, ServerError> {
-    let conn = db.conn();
+    let conn = db.reader();
     let mut st = conn.prepare(
         "SELECT id, partner_id, kind, quarter, recipient, subject, body, sent_at IS NOT NULL FROM email_outbox
          WHERE (?1 = 0 OR sent_at IS NULL) ORDER BY id",
@@ -276,7 +332,17 @@ pub fn outbox(db: &Db, unsent_only: bool) -> Result<Vec<OutboxMail>, ServerError
             Ok(OutboxMail {
                 id: r.get(0)?,
                 partner_id: r.get(1)?,
-                kind: r.get(2)?,
+                kind: {
+                    let k: String = r.get(2)?;
+                    WarningKind::parse(&k).ok_or_else(|| {
+                        let e = format!("unknown warning kind `{k}`");
+                        rusqlite::Error::FromSqlConversionFailure(
+                            2,
+                            rusqlite::types::Type::Text,
+                            e.into(),
+                        )
+                    })?
+                },
                 quarter: r.get(3)?,
                 recipient: r.get(4)?,
                 subject: r.get(5)?,
@@ -295,11 +361,11 @@ pub fn mark_sent(
     now: DateTime<Utc>,
 ) -> Result<(), ServerError> {
     match result {
-        Ok(()) => db.conn().execute(
+        Ok(()) => db.writer().execute(
             "UPDATE email_outbox SET sent_at = ?2, last_error = NULL WHERE id = ?1",
             params![id, now.to_rfc3339()],
         )?,
-        Err(e) => db.conn().execute(
+        Err(e) => db.writer().execute(
             "UPDATE email_outbox SET last_error = ?2 WHERE id = ?1",
             params![id, e],
         )?,
@@ -396,7 +462,7 @@ mod tests {
         );
         let mails = outbox(&db, false).unwrap();
         assert_eq!(mails.len(), 1, "exactly one warning per quarter and limit");
-        assert_eq!(mails[0].kind, "matching_requests");
+        assert_eq!(mails[0].kind, WarningKind::MatchingRequests);
         assert_eq!(mails[0].recipient.as_deref(), Some("p@example.org"));
         // A matching in the next quarter starts from zero.
         let next = Utc.with_ymd_and_hms(2027, 1, 2, 0, 0, 0).unwrap();

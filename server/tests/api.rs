@@ -26,6 +26,8 @@ mod params_props;
 mod qualification;
 #[path = "api/sockets.rs"]
 mod sockets;
+#[path = "api/store.rs"]
+mod store;
 #[path = "api/usage.rs"]
 mod usage;
 

@@ -77,7 +77,7 @@ impl Db {
             password_hash: None,
             created_at: now,
         };
-        let mut conn = self.conn();
+        let mut conn = self.writer();
         let tx = conn.transaction()?;
         let exists = tx
             .query_row(
@@ -116,7 +116,7 @@ impl Db {
     }
 
     pub fn users(&self, partner_id: Uuid) -> Result<Vec<User>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut st = conn.prepare(&format!(
             "SELECT {USER_COLS} FROM partner_users u WHERE u.partner_id = ?1 ORDER BY u.created_at"
         ))?;
@@ -127,7 +127,7 @@ impl Db {
     }
 
     pub fn user_by_email(&self, email: &str) -> Result<Option<User>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         Ok(conn
             .query_row(
                 &format!("SELECT {USER_COLS} FROM partner_users u WHERE u.email = ?1"),
@@ -139,7 +139,7 @@ impl Db {
 
     /// Removes a partner's user with its sessions and invites. False when none.
     pub fn remove_user(&self, partner_id: Uuid, email: &str) -> Result<bool, ServerError> {
-        let n = self.conn().execute(
+        let n = self.writer().execute(
             "DELETE FROM partner_users WHERE partner_id = ?1 AND email = ?2",
             params![partner_id.to_string(), normalise_email(email)],
         )?;
@@ -152,7 +152,7 @@ impl Db {
         invite: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<User>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         Ok(conn
             .query_row(
                 &format!(
@@ -173,7 +173,7 @@ impl Db {
         password_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, ServerError> {
-        let mut conn = self.conn();
+        let mut conn = self.writer();
         let tx = conn.transaction()?;
         let user: Option<String> = tx
             .query_row(
@@ -199,7 +199,7 @@ impl Db {
 
     /// Failed sign-ins of `email` since `since`.
     pub fn sign_in_failures(&self, email: &str, since: DateTime<Utc>) -> Result<i64, ServerError> {
-        Ok(self.conn().query_row(
+        Ok(self.reader().query_row(
             "SELECT COUNT(*) FROM dashboard_sign_in_failures WHERE email = ?1 AND at > ?2",
             params![normalise_email(email), since.to_rfc3339()],
             |r| r.get(0),
@@ -211,7 +211,7 @@ impl Db {
         email: &str,
         now: DateTime<Utc>,
     ) -> Result<(), ServerError> {
-        self.conn().execute(
+        self.writer().execute(
             "INSERT INTO dashboard_sign_in_failures (email, at) VALUES (?1, ?2)",
             params![normalise_email(email), now.to_rfc3339()],
         )?;
@@ -221,7 +221,7 @@ impl Db {
     /// Starts a session; returns its secret (the cookie value).
     pub fn create_session(&self, user_id: Uuid, now: DateTime<Utc>) -> Result<String, ServerError> {
         let id = secret();
-        self.conn().execute(
+        self.writer().execute(
             "INSERT INTO dashboard_sessions (hash, user_id, csrf, expires_at) VALUES (?1, ?2, ?3, ?4)",
             params![
                 hash_token(&id).to_vec(),
@@ -234,7 +234,7 @@ impl Db {
     }
 
     pub fn session(&self, id: &str, now: DateTime<Utc>) -> Result<Option<Session>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         Ok(conn
             .query_row(
                 &format!(
@@ -253,7 +253,7 @@ impl Db {
     }
 
     pub fn end_session(&self, id: &str) -> Result<(), ServerError> {
-        self.conn().execute(
+        self.writer().execute(
             "DELETE FROM dashboard_sessions WHERE hash = ?1",
             [hash_token(id).to_vec()],
         )?;
@@ -265,7 +265,7 @@ impl Db {
         &self,
         partner_id: Uuid,
     ) -> Result<std::collections::HashMap<Uuid, String>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut st = conn.prepare(
             "SELECT token_id, MAX(created_at) FROM usage_ledger WHERE partner_id = ?1 AND token_id IS NOT NULL GROUP BY token_id",
         )?;
@@ -286,7 +286,7 @@ impl Db {
         first: chrono::NaiveDate,
         last: chrono::NaiveDate,
     ) -> Result<Vec<(String, i64)>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut st = conn.prepare(
             "SELECT substr(created_at, 1, 10), COUNT(*) FROM usage_ledger
              WHERE partner_id = ?1 AND substr(created_at, 1, 10) BETWEEN ?2 AND ?3 GROUP BY 1",

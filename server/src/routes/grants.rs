@@ -11,7 +11,7 @@ use super::PathId;
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::params::{clip, Params};
-use crate::qualification::PartnerAnnotations;
+use crate::qualification::{annotations_of, PartnerAnnotations};
 use crate::views::{self, GrantDetailResponse, GrantListResponse, PageMeta};
 use crate::AppState;
 
@@ -78,23 +78,26 @@ pub async fn list(
     let engine = state.engine.clone();
     let db = state.db.clone();
     let partner = caller.partner.partner.id;
+    let generation = caller.annotations_generation;
     // A page of search results takes tens of microseconds: run it on the async worker
     // (a hand-off to the blocking pool cost more than the work); the partner's
-    // annotations of the page come from SQLite, on the blocking pool. Filtering on the
-    // partner's qualification reads all its results from SQLite and filters there.
+    // annotations of the page come from memory when current (else from SQLite, on the
+    // blocking pool). Filtering on the partner's qualification uses all its results
+    // and filters on the blocking pool.
     let result = if ai_qualified.is_none() && category_ids.is_empty() {
         let page = engine.list_grants(caller.scope(), &filter, page)?;
         let cat = &engine.catalogue;
         let ids: Vec<uuid::Uuid> = page.items.iter().map(|&g| cat.grant(g).id).collect();
-        let ann =
-            crate::store::blocking(move || PartnerAnnotations::load(&db, partner, Some(&ids)))
-                .await
-                .map_err(|_| ApiError::internal())??;
+        let ann = annotations_of(&state, partner, generation, ids).await?;
         list_response(cat, &page, &ann)
     } else {
+        let cached = state.annotations.get(partner, generation);
         let run = move || {
             let cat = &engine.catalogue;
-            let ann = PartnerAnnotations::load(&db, partner, None)?;
+            let ann = match cached {
+                Some(ann) => ann,
+                None => Arc::new(PartnerAnnotations::load(&db, partner, None)?),
+            };
             if let Some(unknown) = category_ids.iter().find(|c| !ann.has_category(**c)) {
                 return Err(ApiError::bad_request(format!(
                     "custom_category_ids: {unknown} is not one of the partner's categories"
@@ -153,15 +156,8 @@ pub async fn detail(
         .find_grant(&id)
         .filter(|&g| caller.scope().is_visible(g))
         .ok_or_else(|| ApiError::not_found(format!("no grant `{}`", clip(&id))))?;
-    let (db, partner, grant) = (
-        state.db.clone(),
-        caller.partner.partner.id,
-        engine.catalogue.grant(g).id,
-    );
-    let ann =
-        crate::store::blocking(move || PartnerAnnotations::load(&db, partner, Some(&[grant])))
-            .await
-            .map_err(|_| ApiError::internal())??;
+    let (partner, grant) = (caller.partner.partner.id, engine.catalogue.grant(g).id);
+    let ann = annotations_of(&state, partner, caller.annotations_generation, vec![grant]).await?;
     Ok(Json(GrantDetailResponse {
         grant: views::grant_detail(&engine.catalogue, g, &ann),
     }))

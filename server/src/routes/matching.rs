@@ -11,7 +11,7 @@ use std::sync::Arc;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use grantmatch_engine::MatchInput;
 use serde_json::Value;
 use uuid::Uuid;
@@ -20,11 +20,12 @@ use super::PathId;
 use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
+use crate::ledger::RequestLedger;
 use crate::matcher::{complete_pending, compute_blocking};
-use crate::matching_store::MatchingRecord;
+use crate::matching_store::{Billing, MatchingRecord};
 use crate::openapi::schemas::MatchingRequest;
 use crate::params::clip;
-use crate::usage::{self, QuotaView};
+use crate::usage::{QuotaView, MATCHING_ENDPOINT};
 use crate::views::{
     matching_urls, MatchingAcceptedResponse, MatchingCompletedResponse, MatchingResultsResponse,
     MatchingStatus, MatchingStatusResponse,
@@ -72,9 +73,11 @@ fn wants_async(headers: &HeaderMap) -> bool {
 pub async fn create(
     State(state): State<Arc<AppState>>,
     caller: Caller,
+    request_ledger: Option<Extension<RequestLedger>>,
     headers: HeaderMap,
     body: Result<ApiJson<Value>, ApiError>,
 ) -> Result<Response, ApiError> {
+    let request_ledger = request_ledger.map(|Extension(l)| l);
     caller.require("matching:use")?;
     let ApiJson(value) = body?;
     let input = MatchInput::from_value(value.clone())?;
@@ -103,7 +106,7 @@ pub async fn create(
     };
 
     if wants_async(&headers) {
-        let (stored, _) = store(&state, &caller, record).await?;
+        let (stored, _) = store(&state, &caller, record, request_ledger).await?;
         record = stored;
         tokio::spawn(complete_pending(state.clone(), id, Some(permit)));
         let (status_url, results_url) = matching_urls(id);
@@ -125,7 +128,8 @@ pub async fn create(
     }
 
     // Ranking and storing in one task on the blocking pool: one hop for the request,
-    // and the record is durable before the response is built.
+    // and the billing — request, results, quota counter, warning e-mail, ledger row —
+    // is one transaction, durable before the response is built.
     let (st, ctx) = (state.clone(), caller.partner.clone());
     let (record, quota, results) = crate::store::blocking_task("matching", move || {
         let results = compute_blocking(&st, &embedder, &ctx.scope, &input)?;
@@ -134,8 +138,13 @@ pub async fn create(
         record.results = Some(results.clone());
         record.results_count = Some(results.len() as i64);
         record.completed_at = Some(st.clock.now());
-        st.db.insert_matching(&record)?;
-        let quota = record_quota(&st, &ctx.partner)?;
+        let quota = bill(
+            &st,
+            &ctx.partner,
+            &record,
+            request_ledger.as_ref(),
+            StatusCode::OK,
+        )?;
         Ok::<_, ApiError>((record, quota, results))
     })
     .await??;
@@ -159,35 +168,66 @@ pub async fn create(
 #[derive(Debug, Clone)]
 pub struct OrganizationId(pub String);
 
-/// Stores `record` and then updates the partner's quota ([`record_quota`]), on the
-/// blocking pool; the record is durable before the caller answers.
+/// Stores and bills the pending `record` of an asynchronous request ([`bill`], answered
+/// 202), on the blocking pool; it is durable before the caller answers.
 async fn store(
     state: &Arc<AppState>,
     caller: &Caller,
     record: MatchingRecord,
+    request_ledger: Option<RequestLedger>,
 ) -> Result<(MatchingRecord, QuotaView), ApiError> {
     let (st, ctx) = (state.clone(), caller.partner.clone());
     crate::store::blocking_task("matching request", move || {
-        st.db.insert_matching(&record)?;
-        let quota = record_quota(&st, &ctx.partner)?;
+        let quota = bill(
+            &st,
+            &ctx.partner,
+            &record,
+            request_ledger.as_ref(),
+            StatusCode::ACCEPTED,
+        )?;
         Ok::<_, ApiError>((record, quota))
     })
     .await?
 }
 
-/// The partner's quota after an accepted matching request; queues the 90 % warning
-/// e-mail when a limit is reached (once per quarter and limit).
-fn record_quota(state: &AppState, partner: &crate::db::Partner) -> Result<QuotaView, ApiError> {
-    let now = state.clock.now();
-    let quota = QuotaView::compute(&state.db, partner, now, &state.quota_policy)?;
-    if usage::queue_quota_warnings(&state.db, partner, &quota, now)? > 0 {
+/// Bills an accepted matching request in one transaction ([`crate::db::Db::bill_matching`]):
+/// the request, its quota counter, the 90 % warning e-mail when a limit is reached (once
+/// per quarter and limit) and the request's usage-ledger row, answered with `status` —
+/// then the middleware writes no second row. Returns the partner's quota after it.
+fn bill(
+    state: &AppState,
+    partner: &crate::db::Partner,
+    record: &MatchingRecord,
+    request_ledger: Option<&RequestLedger>,
+    status: StatusCode,
+) -> Result<QuotaView, ApiError> {
+    let row = request_ledger.map(|l| {
+        l.row(
+            partner.id,
+            record.token_id,
+            MATCHING_ENDPOINT,
+            status.as_u16(),
+            Some(record.organization_id.clone()),
+        )
+    });
+    let billed = state.db.bill_matching(&Billing {
+        record,
+        partner,
+        ledger_row: row.as_ref(),
+        now: state.clock.now(),
+        policy: &state.quota_policy,
+    })?;
+    if let (Some(l), Some(_)) = (request_ledger, &row) {
+        l.mark_written();
+    }
+    if billed.warnings_queued > 0 {
         if state.mailer_configured {
             state.mail_wakeup.notify_one();
         } else {
-            tracing::warn!(partner = %partner.name, quarter = %quota.quarter, "quota warning e-mail queued in the outbox; SMTP is not configured, so it stays there");
+            tracing::warn!(partner = %partner.name, quarter = %billed.quota.quarter, "quota warning e-mail queued in the outbox; SMTP is not configured, so it stays there");
         }
     }
-    Ok(quota)
+    Ok(billed.quota)
 }
 
 async fn load(

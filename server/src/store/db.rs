@@ -3,7 +3,8 @@
 //! Tokens are stored only as SHA-256 hashes; the plain token is shown once at creation.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use chrono::{DateTime, Utc};
 use rand::RngCore;
@@ -178,6 +179,54 @@ CREATE TABLE dashboard_sign_in_failures (
 );
 CREATE INDEX dashboard_sign_in_failures_email ON dashboard_sign_in_failures (email, at);
 "#,
+    // A per-partner generation of what the grant views show of the partner (its results,
+    // categories and whether it is configured), bumped by triggers in the same
+    // transaction as every change of those rows — by any process, the CLI included.
+    // Authentication reads it with the token, so the server can keep the partner's
+    // annotations in memory and know, on every request, whether they are still the
+    // database's (README: the store).
+    r#"
+CREATE TABLE partner_annotations_generation (
+    partner_id TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL
+);
+CREATE TRIGGER partner_grant_results_insert_generation AFTER INSERT ON partner_grant_results BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_grant_results_update_generation AFTER UPDATE ON partner_grant_results BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_grant_results_delete_generation AFTER DELETE ON partner_grant_results BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_categories_insert_generation AFTER INSERT ON partner_categories BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_categories_update_generation AFTER UPDATE ON partner_categories BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_categories_delete_generation AFTER DELETE ON partner_categories BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_assessment_insert_generation AFTER INSERT ON partner_assessment BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+CREATE TRIGGER partner_assessment_delete_generation AFTER DELETE ON partner_assessment BEGIN
+    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
+    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
+END;
+"#,
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,6 +246,10 @@ pub struct TokenInfo {
     pub id: Uuid,
     pub partner_id: Uuid,
     pub scopes: Vec<String>,
+    /// The partner's annotations generation read with the token (0 when its results,
+    /// categories and configuration were never written): the in-memory annotations of
+    /// the partner are current exactly when they were loaded at this generation.
+    pub annotations_generation: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,8 +271,38 @@ pub struct NewPartner {
     pub grant_area_ids: Vec<Uuid>,
 }
 
+/// Read connections of a database file: reads never wait for the writer (WAL), and up
+/// to this many at once run in parallel.
+pub const READERS: usize = 4;
+
+/// The database: one writer connection and a small fixed set of read connections, each
+/// behind its own mutex (issue #14). Every write — and every read that must see the
+/// state inside a write transaction — goes through [`Db::writer`]; other reads go
+/// through [`Db::reader`], on a connection of their own, so a write holding the writer
+/// (the ledger flush with its fsync, a matching insert) never holds up a read: in WAL
+/// mode a reader sees the last committed state without waiting for a writer.
+/// An in-memory database (tests) has no read connections: its reads use the writer.
 pub struct Db {
-    conn: Mutex<Connection>,
+    writer: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    /// Where the next reader search starts (round robin).
+    next_reader: AtomicUsize,
+}
+
+fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The rule "no SQLite call on an async worker thread", checked on every use of a
+/// connection, the writer's and the readers'.
+fn check_thread() {
+    if crate::store::on_async_worker() {
+        if cfg!(debug_assertions) {
+            panic!("{}", crate::store::ASYNC_WORKER_MESSAGE);
+        }
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| tracing::warn!("{}", crate::store::ASYNC_WORKER_MESSAGE));
+    }
 }
 
 pub(crate) fn hash_token(token: &str) -> [u8; 32] {
@@ -245,16 +328,37 @@ impl Db {
     pub fn open(data_dir: &Path) -> Result<Self, ServerError> {
         std::fs::create_dir_all(data_dir)
             .map_err(|e| ServerError::Io(format!("{}: {e}", data_dir.display())))?;
-        let conn = Connection::open(data_dir.join(DB_FILE))?;
-        Self::init(conn)
+        let path = data_dir.join(DB_FILE);
+        let writer = Self::init(Connection::open(&path)?)?;
+        // Opened after the migrations: the readers see the current schema.
+        let readers = (0..READERS)
+            .map(|_| {
+                let conn = Connection::open(&path)?;
+                conn.busy_timeout(std::time::Duration::from_secs(5))?;
+                // A read connection never writes: a write sent to it by mistake fails
+                // instead of bypassing the one writer.
+                conn.pragma_update(None, "query_only", "ON")?;
+                Ok(Mutex::new(conn))
+            })
+            .collect::<Result<Vec<_>, ServerError>>()?;
+        Ok(Db {
+            writer: Mutex::new(writer),
+            readers,
+            next_reader: AtomicUsize::new(0),
+        })
     }
 
-    /// An in-memory database (tests).
+    /// An in-memory database (tests): one connection, for writes and reads.
     pub fn in_memory() -> Result<Self, ServerError> {
-        Self::init(Connection::open_in_memory()?)
+        Ok(Db {
+            writer: Mutex::new(Self::init(Connection::open_in_memory()?)?),
+            readers: Vec::new(),
+            next_reader: AtomicUsize::new(0),
+        })
     }
 
-    fn init(mut conn: Connection) -> Result<Self, ServerError> {
+    /// Sets the writer connection up and migrates the schema.
+    fn init(mut conn: Connection) -> Result<Connection, ServerError> {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
@@ -266,23 +370,42 @@ impl Db {
             tx.pragma_update(None, "user_version", (i + 1) as i64)?;
         }
         tx.commit()?;
-        Ok(Db {
-            conn: Mutex::new(conn),
-        })
+        Ok(conn)
     }
 
-    /// The connection. Inside a tokio runtime this must run in
-    /// [`crate::store::blocking`]: a database call on an async worker thread panics in
-    /// debug builds and is logged (once per process) in release builds.
-    pub(crate) fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        if crate::store::on_async_worker() {
-            if cfg!(debug_assertions) {
-                panic!("{}", crate::store::ASYNC_WORKER_MESSAGE);
-            }
-            static WARNED: std::sync::Once = std::sync::Once::new();
-            WARNED.call_once(|| tracing::warn!("{}", crate::store::ASYNC_WORKER_MESSAGE));
+    /// The writer connection: every write, and reads that belong to a write
+    /// transaction. Inside a tokio runtime this must run in [`crate::store::blocking`]:
+    /// a database call on an async worker thread panics in debug builds and is logged
+    /// (once per process) in release builds.
+    pub(crate) fn writer(&self) -> MutexGuard<'_, Connection> {
+        check_thread();
+        lock(&self.writer)
+    }
+
+    /// A read connection (`query_only`), never the writer's of a database file: a free
+    /// one if there is one, else it waits for one (not for the writer). Each read sees
+    /// the last committed state — of this process or any other. The same rule as
+    /// [`Db::writer`] on async worker threads.
+    pub(crate) fn reader(&self) -> MutexGuard<'_, Connection> {
+        check_thread();
+        let n = self.readers.len();
+        if n == 0 {
+            return lock(&self.writer);
         }
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed) % n;
+        for i in 0..n {
+            match self.readers[(start + i) % n].try_lock() {
+                Ok(guard) => return guard,
+                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Err(TryLockError::WouldBlock) => {}
+            }
+        }
+        lock(&self.readers[start])
+    }
+
+    /// Whether reads have connections of their own (a database file).
+    pub fn has_readers(&self) -> bool {
+        !self.readers.is_empty()
     }
 
     pub fn create_partner(&self, p: &NewPartner) -> Result<Partner, ServerError> {
@@ -306,7 +429,7 @@ impl Db {
                 )));
             }
         }
-        let mut conn = self.conn();
+        let mut conn = self.writer();
         let tx = conn.transaction()?;
         let exists: bool = tx
             .query_row("SELECT 1 FROM partners WHERE name = ?1", [&p.name], |_| {
@@ -398,12 +521,12 @@ impl Db {
     }
 
     pub fn partner(&self, id: Uuid) -> Result<Option<Partner>, ServerError> {
-        Self::load_partner(&self.conn(), &id.to_string())
+        Self::load_partner(&self.reader(), &id.to_string())
     }
 
     /// Finds a partner by UUID or exact name.
     pub fn find_partner(&self, name_or_id: &str) -> Result<Option<Partner>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let id: Option<String> = conn
             .query_row(
                 "SELECT id FROM partners WHERE id = ?1 OR name = ?1",
@@ -418,7 +541,7 @@ impl Db {
     }
 
     pub fn partners(&self) -> Result<Vec<Partner>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let ids: Vec<String> = conn
             .prepare("SELECT id FROM partners ORDER BY created_at, name")?
             .query_map([], |r| r.get(0))?
@@ -457,7 +580,7 @@ impl Db {
             created_at: Utc::now(),
             revoked_at: None,
         };
-        self.conn().execute(
+        self.writer().execute(
             "INSERT INTO tokens (id, partner_id, hash, scopes, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![
                 row.id.to_string(),
@@ -472,7 +595,7 @@ impl Db {
 
     /// Revokes a token by id. Returns false when no such active token exists.
     pub fn revoke_token(&self, id: Uuid) -> Result<bool, ServerError> {
-        let n = self.conn().execute(
+        let n = self.writer().execute(
             "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
             params![id.to_string(), Utc::now().to_rfc3339()],
         )?;
@@ -480,7 +603,7 @@ impl Db {
     }
 
     pub fn tokens(&self, partner_id: Uuid) -> Result<Vec<TokenRow>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut st = conn.prepare(
             "SELECT id, partner_id, scopes, created_at, revoked_at FROM tokens WHERE partner_id = ?1 ORDER BY created_at",
         )?;
@@ -506,9 +629,14 @@ impl Db {
     /// compared in constant time.
     pub fn authenticate(&self, presented: &str) -> Result<Option<TokenInfo>, ServerError> {
         let hash = hash_token(presented);
-        let conn = self.conn();
+        let conn = self.reader();
+        // One statement, so one read snapshot: the token as it is now (a revocation
+        // committed by any process before this read is seen) and the partner's
+        // annotations generation of the same moment.
         let mut st = conn.prepare_cached(
-            "SELECT id, partner_id, scopes, hash FROM tokens WHERE hash = ?1 AND revoked_at IS NULL",
+            "SELECT t.id, t.partner_id, t.scopes, t.hash, COALESCE(g.generation, 0)
+             FROM tokens t LEFT JOIN partner_annotations_generation g ON g.partner_id = t.partner_id
+             WHERE t.hash = ?1 AND t.revoked_at IS NULL",
         )?;
         let row = st
             .query_row([hash.to_vec()], |r| {
@@ -517,16 +645,20 @@ impl Db {
                     parse_uuid(r.get(1)?)?,
                     r.get::<_, String>(2)?,
                     r.get::<_, Vec<u8>>(3)?,
+                    r.get::<_, i64>(4)?,
                 ))
             })
             .optional()?;
-        Ok(row.and_then(|(id, partner_id, scopes, stored)| {
-            bool::from(stored.ct_eq(&hash)).then(|| TokenInfo {
-                id,
-                partner_id,
-                scopes: scopes.split(',').map(str::to_string).collect(),
-            })
-        }))
+        Ok(
+            row.and_then(|(id, partner_id, scopes, stored, generation)| {
+                bool::from(stored.ct_eq(&hash)).then(|| TokenInfo {
+                    id,
+                    partner_id,
+                    scopes: scopes.split(',').map(str::to_string).collect(),
+                    annotations_generation: generation,
+                })
+            }),
+        )
     }
 }
 
@@ -562,10 +694,10 @@ mod tests {
             .find(|m| m.contains("CREATE TABLE matching_quota_usage"))
             .unwrap();
         let insert = &backfill[backfill.find("INSERT INTO").unwrap()..];
-        db.conn()
+        db.writer()
             .execute_batch("DELETE FROM matching_quota_usage")
             .unwrap();
-        db.conn().execute_batch(insert).unwrap();
+        db.writer().execute_batch(insert).unwrap();
         assert_eq!(db.matching_usage(a, "2026-Q4").unwrap(), (3, 2));
         assert_eq!(db.matching_usage(a, "2026-Q3").unwrap(), (1, 1));
         assert_eq!(db.matching_usage(b, "2026-Q4").unwrap(), (1, 1));
@@ -592,6 +724,145 @@ mod tests {
         assert!(db.revoke_token(row.id).unwrap());
         assert!(db.authenticate(&token).unwrap().is_none());
         assert!(!db.revoke_token(row.id).unwrap());
+    }
+
+    #[test]
+    fn every_change_of_a_partners_annotations_bumps_its_generation() {
+        use crate::qualification::{self as q, NewCategory, PartnerAnnotations};
+        let dir = tempfile::tempdir().unwrap();
+        let server = Db::open(dir.path()).unwrap();
+        let p = partner(&server, "Acme");
+        let other = partner(&server, "Other");
+        let (_, token) = server.create_token(p.id, &["grants:read".into()]).unwrap();
+        let generation = || {
+            server
+                .authenticate(&token)
+                .unwrap()
+                .unwrap()
+                .annotations_generation
+        };
+        assert_eq!(generation(), 0);
+        // The CLI: another process, its own connection.
+        let cli = Db::open(dir.path()).unwrap();
+        let mut seen = vec![generation()];
+        let mut changed = |what: &str| {
+            let g = generation();
+            assert!(g > *seen.last().unwrap(), "{what}: {seen:?} then {g}");
+            // The annotations read in one snapshot carry the same generation.
+            assert_eq!(
+                PartnerAnnotations::load_current(&server, p.id).unwrap().0,
+                g
+            );
+            seen.push(g);
+        };
+        q::set_prompt(&cli, p.id, "Vereine in Sachsen", None).unwrap();
+        changed("prompt set");
+        let grant = Uuid::new_v4().to_string();
+        cli.writer()
+            .execute(
+                "INSERT INTO partner_grant_results (partner_id, grant_id, ai_qualified, reasoning, assessed_for_version, assessed_at)
+                 VALUES (?1, ?2, 1, 'r', 1, 'now')",
+                params![p.id.to_string(), grant],
+            )
+            .unwrap();
+        changed("result written");
+        let cat = NewCategory {
+            name: "Sport".into(),
+            name_en: "Sports".into(),
+            keywords: vec!["Sport".into()],
+            ..Default::default()
+        };
+        let c = q::add_category(&cli, p.id, &cat).unwrap();
+        changed("category added");
+        q::set_prompt(&cli, p.id, "Sportvereine", None).unwrap();
+        changed("prompt changed (results cleared)");
+        assert!(q::remove_category(&cli, p.id, c.id).unwrap());
+        changed("category removed");
+        assert!(q::clear_prompt(&cli, p.id).unwrap());
+        changed("prompt cleared");
+        // Another partner's changes leave this partner's generation alone.
+        let before = generation();
+        q::set_prompt(&cli, other.id, "Kommunen", None).unwrap();
+        q::add_category(&cli, other.id, &cat).unwrap();
+        assert_eq!(generation(), before);
+    }
+
+    /// A database file with one partner and a token of it.
+    fn file_db() -> (tempfile::TempDir, Db, Partner, TokenRow, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).unwrap();
+        assert!(db.has_readers());
+        let p = partner(&db, "Acme");
+        let (row, token) = db.create_token(p.id, &["grants:read".into()]).unwrap();
+        (dir, db, p, row, token)
+    }
+
+    #[test]
+    fn reads_do_not_wait_for_the_writer() {
+        let (_dir, db, p, _, token) = file_db();
+        let db = std::sync::Arc::new(db);
+        let (held, release) = (std::sync::mpsc::channel(), std::sync::mpsc::channel::<()>());
+        let writer = {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                // As the ledger flush during its fsync: the writer taken, a write
+                // transaction open and not yet committed.
+                let mut conn = db.writer();
+                let tx = conn.transaction().unwrap();
+                tx.execute("UPDATE tokens SET scopes = 'usage:read'", [])
+                    .unwrap();
+                held.0.send(()).unwrap();
+                release.1.recv().unwrap();
+                tx.commit().unwrap();
+            })
+        };
+        held.1.recv().unwrap();
+        let (done, reads) = std::sync::mpsc::channel();
+        let reading = {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                for _ in 0..2 * READERS {
+                    // The committed state, at once: not the uncommitted scopes.
+                    let info = db.authenticate(&token).unwrap().unwrap();
+                    assert_eq!(info.scopes, vec!["grants:read"]);
+                    assert_eq!(db.partner(p.id).unwrap().unwrap().name, "Acme");
+                }
+                done.send(token).unwrap();
+            })
+        };
+        let token = reads
+            .recv_timeout(std::time::Duration::from_secs(2))
+            .expect("the reads finish while the writer is held");
+        reading.join().unwrap();
+        release.0.send(()).unwrap();
+        writer.join().unwrap();
+        let info = db.authenticate(&token).unwrap().unwrap();
+        assert_eq!(info.scopes, vec!["usage:read"]);
+    }
+
+    #[test]
+    fn every_read_connection_sees_a_revocation_by_another_process_at_once() {
+        let (dir, db, _, row, token) = file_db();
+        // Every read connection has read the token (and cached its statement).
+        for _ in 0..2 * READERS {
+            assert!(db.authenticate(&token).unwrap().is_some());
+        }
+        let cli = Db::open(dir.path()).unwrap();
+        assert!(cli.revoke_token(row.id).unwrap());
+        for _ in 0..2 * READERS {
+            assert!(db.authenticate(&token).unwrap().is_none());
+        }
+    }
+
+    #[test]
+    fn a_read_connection_refuses_writes() {
+        let (_dir, db, _, _, _) = file_db();
+        let err = db
+            .reader()
+            .execute("DELETE FROM tokens", [])
+            .expect_err("query_only");
+        assert!(err.to_string().contains("readonly"), "{err}");
+        assert_eq!(db.tokens(partner(&db, "B").id).unwrap().len(), 0);
     }
 
     #[test]
@@ -622,7 +893,7 @@ mod tests {
         let p = partner(&db, "Acme");
         let (_, token) = db.create_token(p.id, &["grants:read".into()]).unwrap();
         let stored: Vec<u8> = db
-            .conn()
+            .writer()
             .query_row("SELECT hash FROM tokens", [], |r| r.get(0))
             .unwrap();
         assert_ne!(stored, token.as_bytes());

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use rusqlite::params;
+use rusqlite::{params, Connection};
 use uuid::Uuid;
 
 use crate::db::Db;
@@ -79,25 +79,9 @@ impl Ledger {
     }
 
     fn write(&self, rows: &[LedgerRow]) -> Result<(), ServerError> {
-        let mut conn = self.db.conn();
+        let mut conn = self.db.writer();
         let tx = conn.transaction()?;
-        {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO usage_ledger (partner_id, token_id, method, endpoint, status, latency_ms, organization_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?;
-            for r in rows {
-                st.execute(params![
-                    r.partner_id.map(|p| p.to_string()),
-                    r.token_id.map(|t| t.to_string()),
-                    r.method,
-                    r.endpoint,
-                    r.status,
-                    r.latency_ms,
-                    r.organization_id,
-                    r.created_at.to_rfc3339(),
-                ])?;
-            }
-        }
+        insert_rows(&tx, rows)?;
         tx.commit()?;
         Ok(())
     }
@@ -119,6 +103,80 @@ impl Ledger {
                 }
             }
         });
+    }
+}
+
+/// Inserts ledger rows on `conn` (inside the caller's transaction).
+pub(crate) fn insert_rows(conn: &Connection, rows: &[LedgerRow]) -> Result<(), ServerError> {
+    let mut st = conn.prepare_cached(
+        "INSERT INTO usage_ledger (partner_id, token_id, method, endpoint, status, latency_ms, organization_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    for r in rows {
+        st.execute(params![
+            r.partner_id.map(|p| p.to_string()),
+            r.token_id.map(|t| t.to_string()),
+            r.method,
+            r.endpoint,
+            r.status,
+            r.latency_ms,
+            r.organization_id,
+            r.created_at.to_rfc3339(),
+        ])?;
+    }
+    Ok(())
+}
+
+/// The ledger's part in a request, set by the middleware before the handler runs: when
+/// the request started, and whether its row was already written with the request's
+/// own transaction (a billed matching: the row commits with the matching request,
+/// its quota counter and outbox entry), so that the middleware does not write a
+/// second one.
+#[derive(Debug, Clone)]
+pub struct RequestLedger {
+    pub started: std::time::Instant,
+    pub at: DateTime<Utc>,
+    written: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl RequestLedger {
+    pub fn new(started: std::time::Instant, at: DateTime<Utc>) -> Self {
+        RequestLedger {
+            started,
+            at,
+            written: Arc::default(),
+        }
+    }
+
+    /// The row of this request, answered with `status` now.
+    pub fn row(
+        &self,
+        partner_id: Uuid,
+        token_id: Uuid,
+        endpoint: &str,
+        status: u16,
+        organization_id: Option<String>,
+    ) -> LedgerRow {
+        LedgerRow {
+            partner_id: Some(partner_id),
+            token_id: Some(token_id),
+            method: endpoint.split(' ').next().unwrap_or("").to_string(),
+            endpoint: endpoint.to_string(),
+            status,
+            latency_ms: self.started.elapsed().as_secs_f64() * 1000.0,
+            organization_id,
+            created_at: self.at,
+        }
+    }
+
+    /// Marks the row as written (after its transaction committed).
+    pub fn mark_written(&self) {
+        self.written
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// True when the request's row was written with the request's transaction.
+    pub fn is_written(&self) -> bool {
+        self.written.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -206,7 +264,7 @@ mod tests {
         assert_eq!(l.flush().unwrap(), 3);
         assert_eq!(l.flush().unwrap(), 0);
         let n: i64 = db
-            .conn()
+            .writer()
             .query_row("SELECT COUNT(*) FROM usage_ledger", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 3);

@@ -3,16 +3,18 @@
 //! `synchronous=FULL`) before the response that announces it is sent.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, OptionalExtension, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::db::Db;
+use crate::db::{Db, Partner};
 use crate::error::ServerError;
+use crate::ledger::LedgerRow;
 use crate::quota::quarter_of;
+use crate::usage::{queue_quota_warnings_on, QuotaPolicy, QuotaView};
 use crate::views::MatchResult;
 
 /// Stored results as JSON text.
@@ -138,40 +140,99 @@ pub(crate) fn completed_matching(partner: Uuid, org: &str, at: DateTime<Utc>) ->
     }
 }
 
+/// Inserts a matching request and counts it for its partner's quarter, on `tx` (inside
+/// the caller's transaction).
+fn insert_on(tx: &Connection, m: &MatchingRecord) -> Result<(), ServerError> {
+    tx.execute(
+        &format!("INSERT INTO matching_requests ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
+        params![
+            m.id.to_string(),
+            m.partner_id.to_string(),
+            m.token_id.to_string(),
+            m.organization_id,
+            m.request.to_string(),
+            m.status.as_str(),
+            m.results.as_ref().map(to_json).transpose()?,
+            m.results_count,
+            m.error,
+            m.created_at.to_rfc3339(),
+            m.completed_at.map(|t| t.to_rfc3339()),
+        ],
+    )?;
+    tx.execute(
+        "INSERT INTO matching_quota_usage (partner_id, quarter, organization_id, matchings)
+         VALUES (?1, ?2, ?3, 1)
+         ON CONFLICT (partner_id, quarter, organization_id) DO UPDATE SET matchings = matchings + 1",
+        params![
+            m.partner_id.to_string(),
+            quarter_of(m.created_at).0,
+            m.organization_id
+        ],
+    )?;
+    Ok(())
+}
+
+/// Matching requests of a partner in a quarter (`2026-Q4`) and its distinct
+/// organisations, read on `conn`.
+pub(crate) fn matching_usage_on(
+    conn: &Connection,
+    partner_id: Uuid,
+    quarter: &str,
+) -> Result<(i64, i64), ServerError> {
+    Ok(conn.query_row(
+        "SELECT COALESCE(SUM(matchings), 0), COUNT(*) FROM matching_quota_usage WHERE partner_id = ?1 AND quarter = ?2",
+        params![partner_id.to_string(), quarter],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?)
+}
+
+/// What a billed matching request stores.
+pub struct Billing<'a> {
+    pub record: &'a MatchingRecord,
+    pub partner: &'a Partner,
+    /// The request's usage-ledger row; `None` leaves it to the middleware.
+    pub ledger_row: Option<&'a LedgerRow>,
+    pub now: DateTime<Utc>,
+    pub policy: &'a QuotaPolicy,
+}
+
+/// The outcome of [`Db::bill_matching`]: the partner's quota after the request and how
+/// many warning e-mails it queued.
+pub struct Billed {
+    pub quota: QuotaView,
+    pub warnings_queued: usize,
+}
+
 impl Db {
     /// Inserts a matching request (pending, or already completed with its results) and
     /// counts it for its partner's quarter, in one transaction.
     pub fn insert_matching(&self, m: &MatchingRecord) -> Result<(), ServerError> {
-        let mut conn = self.conn();
+        let mut conn = self.writer();
         let tx = conn.transaction()?;
-        tx.execute(
-            &format!("INSERT INTO matching_requests ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
-            params![
-                m.id.to_string(),
-                m.partner_id.to_string(),
-                m.token_id.to_string(),
-                m.organization_id,
-                m.request.to_string(),
-                m.status.as_str(),
-                m.results.as_ref().map(to_json).transpose()?,
-                m.results_count,
-                m.error,
-                m.created_at.to_rfc3339(),
-                m.completed_at.map(|t| t.to_rfc3339()),
-            ],
-        )?;
-        tx.execute(
-            "INSERT INTO matching_quota_usage (partner_id, quarter, organization_id, matchings)
-             VALUES (?1, ?2, ?3, 1)
-             ON CONFLICT (partner_id, quarter, organization_id) DO UPDATE SET matchings = matchings + 1",
-            params![
-                m.partner_id.to_string(),
-                quarter_of(m.created_at).0,
-                m.organization_id
-            ],
-        )?;
+        insert_on(&tx, m)?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// A billed matching request in ONE transaction, committed (WAL,
+    /// `synchronous=FULL`) before the caller answers: the request (with its results
+    /// when completed), its quota counter, the 90 % warning e-mail when a limit is
+    /// reached (once per partner, quarter and limit) and its usage-ledger row. Either
+    /// all of it is stored or none.
+    pub fn bill_matching(&self, b: &Billing<'_>) -> Result<Billed, ServerError> {
+        let mut conn = self.writer();
+        let tx = conn.transaction()?;
+        insert_on(&tx, b.record)?;
+        let quota = QuotaView::compute_on(&tx, b.partner, b.now, b.policy)?;
+        let warnings_queued = queue_quota_warnings_on(&tx, b.partner, &quota, b.now)?;
+        if let Some(row) = b.ledger_row {
+            crate::ledger::insert_rows(&tx, std::slice::from_ref(row))?;
+        }
+        tx.commit()?;
+        Ok(Billed {
+            quota,
+            warnings_queued,
+        })
     }
 
     /// Stores the outcome of a pending request: results, or an error message.
@@ -181,7 +242,7 @@ impl Db {
         outcome: Result<&[MatchResult], &str>,
     ) -> Result<(), ServerError> {
         let now = Utc::now().to_rfc3339();
-        let conn = self.conn();
+        let conn = self.writer();
         match outcome {
             Ok(results) => conn.execute(
                 "UPDATE matching_requests SET status = ?2, results_json = ?3, results_count = ?4, completed_at = ?5 WHERE id = ?1",
@@ -203,7 +264,7 @@ impl Db {
 
     pub fn matching(&self, id: Uuid) -> Result<Option<MatchingRecord>, ServerError> {
         Ok(self
-            .conn()
+            .reader()
             .query_row(
                 &format!("SELECT {COLUMNS} FROM matching_requests WHERE id = ?1"),
                 [id.to_string()],
@@ -214,7 +275,7 @@ impl Db {
 
     /// Requests still pending (e.g. interrupted by a restart), oldest first.
     pub fn pending_matchings(&self) -> Result<Vec<MatchingRecord>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut st = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM matching_requests WHERE status = ?1 ORDER BY created_at"
         ))?;
@@ -230,7 +291,7 @@ impl Db {
         partner_id: Uuid,
         limit: usize,
     ) -> Result<Vec<MatchingRecord>, ServerError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut st = conn.prepare(&format!(
             "SELECT {COLUMNS} FROM matching_requests WHERE partner_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2"
         ))?;
@@ -247,10 +308,6 @@ impl Db {
         partner_id: Uuid,
         quarter: &str,
     ) -> Result<(i64, i64), ServerError> {
-        Ok(self.conn().query_row(
-            "SELECT COALESCE(SUM(matchings), 0), COUNT(*) FROM matching_quota_usage WHERE partner_id = ?1 AND quarter = ?2",
-            params![partner_id.to_string(), quarter],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?)
+        matching_usage_on(&self.reader(), partner_id, quarter)
     }
 }

@@ -5,11 +5,15 @@
 //! `crate::usage`. The modules are also reachable at their old paths (`crate::db`,
 //! `crate::matching_store`, `crate::ledger`).
 //!
+//! Connections: one writer and a small fixed set of read connections
+//! ([`db::READERS`], `query_only`), each behind its own mutex; SQLite runs in WAL mode,
+//! so a read never waits for a write — the ledger flush's fsync holds the writer only.
+//!
 //! Rule: no SQLite call runs on an async worker thread. Async code reaches the
 //! database only through [`blocking`] (or [`with_db`]), which runs the work on tokio's
-//! blocking pool; `Db::conn` panics in debug builds when it is called on a thread inside
-//! a tokio runtime outside [`blocking`] (release builds log one warning). Code without a
-//! runtime (the CLI) calls the database directly.
+//! blocking pool; `Db::writer` and `Db::reader` panic in debug builds when they are
+//! called on a thread inside a tokio runtime outside [`blocking`] (release builds log
+//! one warning). Code without a runtime (the CLI) calls the database directly.
 
 pub mod db;
 pub mod ledger;
@@ -20,7 +24,7 @@ use std::cell::Cell;
 use crate::error::ServerError;
 
 // The rule "no SQLite call on an async worker thread": every database call of the
-// server runs inside `blocking` (on tokio's blocking pool), and `Db::conn` checks it.
+// server runs inside `blocking` (on tokio's blocking pool), and `Db::writer` and `Db::reader` check it.
 thread_local! {
     /// Set while the current thread runs a closure of [`blocking`].
     static IN_BLOCKING_SECTION: Cell<bool> = const { Cell::new(false) };
@@ -47,9 +51,10 @@ fn in_section<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// Runs `f` — database work, possibly with other blocking work around it — on tokio's
-/// blocking pool, marked as the store's blocking section so that `Db::conn`
-/// accepts it. This is the one way for async code to reach SQLite. The result is that
-/// of `tokio::task::spawn_blocking(f).await` (a panic of `f` is a `JoinError`).
+/// blocking pool, marked as the store's blocking section so that `Db::writer` and
+/// `Db::reader` accept it. This is the one way for async code to reach SQLite. The
+/// result is that of `tokio::task::spawn_blocking(f).await` (a panic of `f` is a
+/// `JoinError`).
 pub async fn blocking<T, F>(f: F) -> Result<T, tokio::task::JoinError>
 where
     F: FnOnce() -> T + Send + 'static,
@@ -76,7 +81,7 @@ pub(crate) fn on_async_worker() -> bool {
     !IN_BLOCKING_SECTION.with(Cell::get) && tokio::runtime::Handle::try_current().is_ok()
 }
 
-/// The message of the guard in `Db::conn`.
+/// The message of the guard in `Db::writer` and `Db::reader`.
 pub(crate) const ASYNC_WORKER_MESSAGE: &str = "SQLite call on an async worker thread: \
      run database work through grantmatch_server::store::blocking (rule: no SQLite call \
      runs on an async worker thread)";
@@ -100,7 +105,7 @@ mod tests {
     use super::*;
 
     fn select_one(db: &Db) -> i64 {
-        db.conn()
+        db.writer()
             .query_row("SELECT 1", [], |r| r.get(0))
             .expect("SELECT 1")
     }
@@ -119,6 +124,24 @@ mod tests {
     async fn a_database_call_on_the_runtime_thread_panics() {
         let db = Db::in_memory().unwrap();
         select_one(&db);
+    }
+
+    #[cfg(debug_assertions)]
+    #[tokio::test]
+    #[should_panic(expected = "SQLite call on an async worker thread")]
+    async fn a_read_connection_on_the_runtime_thread_panics() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(dir.path()).unwrap();
+        let _ = db.partners();
+    }
+
+    #[tokio::test]
+    async fn through_blocking_a_read_connection_is_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Arc::new(Db::open(dir.path()).unwrap());
+        let d = db.clone();
+        let n = blocking(move || d.partners().unwrap().len()).await.unwrap();
+        assert_eq!(n, 0);
     }
 
     #[cfg(debug_assertions)]

@@ -894,7 +894,7 @@ async fn matching_quota_transitions_at_89_90_100_101_percent_and_warns_once() {
     assert_eq!(mails.len(), 1, "{mails:?}");
     let m = &mails[0];
     assert_eq!(m.partner_id, p.to_string());
-    assert_eq!(m.kind, "matching_requests");
+    assert_eq!(m.kind.as_str(), "matching_requests");
     assert_eq!(m.quarter, "2026-Q4");
     assert_eq!(m.recipient.as_deref(), Some("small@example.org"));
     assert!(!m.sent);
@@ -987,7 +987,7 @@ async fn organization_quota_transitions_and_warns_once_per_limit_and_quarter() {
         ]
     );
     let mails = crate::common::off_runtime(|| outbox(u.db(), false)).unwrap();
-    assert_eq!(mails[0].kind, "active_organizations");
+    assert_eq!(mails[0].kind.as_str(), "active_organizations");
     assert_eq!(mails[0].quarter, "2026-Q2");
     assert_eq!(mails[0].recipient.as_deref(), Some("many@example.org"));
 

@@ -1,0 +1,369 @@
+//! The store behind the async boundary (issue #14): the partners' annotations kept in
+//! memory per generation and still the database's at every request — also when another
+//! process (the CLI) changes them; tokens read on every request.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use grantmatch_server::db::{Db, NewPartner, DB_FILE};
+use grantmatch_server::ratelimit::RateLimits;
+use grantmatch_server::AppState;
+use rusqlite::params;
+use uuid::Uuid;
+
+use crate::common::{id, off_runtime, send_with, tiny_dir, tiny_engine_plain, Raw, Resp};
+
+pub(crate) struct Sx {
+    pub(crate) state: Arc<AppState>,
+    pub(crate) partner: Uuid,
+    pub(crate) token_id: Uuid,
+    pub(crate) auth: String,
+    pub(crate) dir: tempfile::TempDir,
+}
+
+/// A server over a database file in a temporary data directory, with one partner and
+/// one token of every scope.
+pub(crate) fn sx() -> Sx {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, partner, token_id, token) = off_runtime(|| {
+        let db = Db::open(dir.path()).unwrap();
+        let p = db
+            .create_partner(&NewPartner {
+                name: "Store".into(),
+                tier: "starter".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        let scopes = ["grants:read", "matching:use", "usage:read"].map(String::from);
+        let (row, token) = db.create_token(p.id, &scopes).unwrap();
+        (db, p.id, row.id, token)
+    });
+    let state = AppState::new(tiny_engine_plain(), Arc::new(db)).with_rate_limits(RateLimits {
+        enabled: false,
+        ..Default::default()
+    });
+    Sx {
+        state: Arc::new(state),
+        partner,
+        token_id,
+        auth: format!("Bearer {token}"),
+        dir,
+    }
+}
+
+impl Sx {
+    pub(crate) async fn get(&self, uri: &str) -> Resp {
+        send_with(
+            &self.state,
+            "GET",
+            uri,
+            &[("authorization", self.auth.as_str())],
+            vec![],
+        )
+        .await
+    }
+}
+
+/// A connection of another process (the CLI's, or a second server's) to the database.
+pub(crate) fn other_process(dir: &Path) -> rusqlite::Connection {
+    let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
+    c.busy_timeout(Duration::from_secs(5)).unwrap();
+    c
+}
+
+fn tiny_grant() -> (String, String) {
+    let raw = Raw::load(&tiny_dir());
+    let g = &raw.grants[0];
+    (id(g), g["slug"].as_str().unwrap().to_string())
+}
+
+/// Sets the partner's decision for a grant as the assessor writes it.
+fn set_decision(c: &rusqlite::Connection, partner: Uuid, grant: &str, qualified: bool, n: u32) {
+    c.execute(
+        "INSERT INTO partner_assessment (partner_id, prompt, version, updated_at)
+         VALUES (?1, 'Vereine', 1, '2026-11-26T00:00:00+00:00') ON CONFLICT(partner_id) DO NOTHING",
+        [partner.to_string()],
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO partner_grant_results
+           (partner_id, grant_id, ai_qualified, reasoning, assessed_for_version, assessed_at)
+         VALUES (?1, ?2, ?3, ?4, 1, '2026-11-26T00:00:00+00:00')
+         ON CONFLICT(partner_id, grant_id) DO UPDATE SET
+           ai_qualified = excluded.ai_qualified, reasoning = excluded.reasoning",
+        params![
+            partner.to_string(),
+            grant,
+            qualified,
+            format!("Begründung {n}")
+        ],
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn annotations_changed_by_another_process_show_at_once() {
+    let s = sx();
+    let (grant, slug) = tiny_grant();
+    let other = other_process(s.dir.path());
+    let detail = format!("/api/v1/grants/{slug}");
+    let v = s.get(&detail).await.ok();
+    assert!(v["grant"]["ai_qualified"].is_null(), "{v}");
+    for n in 0..6u32 {
+        let qualified = n % 2 == 0;
+        set_decision(&other, s.partner, &grant, qualified, n);
+        // At once: the request after the other process's commit shows the change.
+        let v = s.get(&detail).await.ok();
+        assert_eq!(v["grant"]["ai_qualified"], qualified, "round {n}: {v}");
+        assert_eq!(
+            v["grant"]["ai_qualification_reasoning"],
+            format!("Begründung {n}"),
+            "round {n}: {v}"
+        );
+        // Once the annotations are in memory again, they are still the current ones.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let v = s.get(&detail).await.ok();
+        assert_eq!(v["grant"]["ai_qualified"], qualified, "round {n}: {v}");
+        let list = s.get("/api/v1/grants?per_page=100").await.ok();
+        let item = list["grants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["id"] == grant.as_str())
+            .expect("the grant is listed");
+        assert_eq!(item["ai_qualified"], qualified, "round {n}: {item}");
+    }
+    // Removing the configuration (the CLI clears it) also shows at once.
+    other
+        .execute(
+            "DELETE FROM partner_grant_results WHERE partner_id = ?1",
+            [s.partner.to_string()],
+        )
+        .unwrap();
+    let v = s.get(&detail).await.ok();
+    assert!(v["grant"]["ai_qualified"].is_null(), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn current_annotations_are_served_from_memory_without_a_second_read() {
+    let s = sx();
+    let (grant, slug) = tiny_grant();
+    let other = other_process(s.dir.path());
+    set_decision(&other, s.partner, &grant, true, 1);
+    let detail = format!("/api/v1/grants/{slug}");
+    // The first request reads the annotations from the database and loads them into
+    // memory in the background.
+    assert_eq!(s.get(&detail).await.ok()["grant"]["ai_qualified"], true);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    // Another process makes the results unreadable without changing them (a rename
+    // is no change of a row): the requests read only the token and the generation,
+    // and answer from memory.
+    other
+        .execute_batch("ALTER TABLE partner_grant_results RENAME TO results_away")
+        .unwrap();
+    let v = s.get(&detail).await.ok();
+    assert_eq!(v["grant"]["ai_qualified"], true, "{v}");
+    assert_eq!(v["grant"]["ai_qualification_reasoning"], "Begründung 1");
+    let list = s.get("/api/v1/grants?q=Verein&per_page=100").await;
+    assert_eq!(list.status, 200, "{}", list.text);
+
+    // A new generation is read from the database — which fails here: proof that the
+    // memory is used only for the generation it was loaded at.
+    other
+        .execute(
+            "UPDATE partner_annotations_generation SET generation = generation + 1 WHERE partner_id = ?1",
+            [s.partner.to_string()],
+        )
+        .unwrap();
+    let r = s.get(&detail).await;
+    assert_eq!(r.status, 500, "{}", r.text);
+    other
+        .execute_batch("ALTER TABLE results_away RENAME TO partner_grant_results")
+        .unwrap();
+    assert_eq!(s.get(&detail).await.ok()["grant"]["ai_qualified"], true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_revoked_by_another_process_is_refused_at_once() {
+    let s = sx();
+    // Enough requests to have used every read connection.
+    for _ in 0..12 {
+        assert_eq!(s.get("/api/v1/grants/xyz").await.status, 404);
+    }
+    let cli = off_runtime(|| Db::open(s.dir.path()).unwrap());
+    let token = s.token_id;
+    assert!(off_runtime(|| cli.revoke_token(token).unwrap()));
+    for _ in 0..12 {
+        let r = s.get("/api/v1/grants?per_page=1").await;
+        assert_eq!(r.status, 401, "{}", r.text);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_complete_while_the_ledger_flush_waits_holding_the_writer() {
+    let s = sx();
+    let (_, slug) = tiny_grant();
+    // One row in the ledger's buffer.
+    assert_eq!(s.get("/api/v1/grants/xyz").await.status, 404);
+    assert_eq!(s.state.ledger.backlog().0, 1);
+    // Another process holds SQLite's write lock: the flush takes the server's writer
+    // and waits (busy timeout) for the lock, as a slow fsync would keep it.
+    let other = other_process(s.dir.path());
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let ledger = s.state.ledger.clone();
+    let flush = std::thread::spawn(move || ledger.flush());
+    while s.state.ledger.backlog().0 > 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    let started = std::time::Instant::now();
+    let v = s.get(&format!("/api/v1/grants/{slug}")).await.ok();
+    assert_eq!(v["grant"]["slug"], slug.as_str());
+    assert_eq!(s.get("/api/v1/grants?q=Zuschuss").await.status, 200);
+    let r = s.get(&format!("/api/v1/matching/{}", Uuid::new_v4())).await;
+    assert_eq!(r.status, 404, "{}", r.text);
+    assert_eq!(s.get("/api/v1/usage/quota").await.status, 200);
+    let elapsed = started.elapsed();
+    assert!(
+        !flush.is_finished(),
+        "the flush was meant to be still waiting"
+    );
+    assert!(
+        elapsed < Duration::from_secs(1),
+        "the reads waited {elapsed:?} for the writer"
+    );
+    other.execute_batch("COMMIT").unwrap();
+    assert_eq!(flush.join().unwrap().unwrap(), 1);
+}
+
+/// Counts in the database, read by another connection: matching requests, the
+/// partner's quota counter, outbox e-mails, and ledger rows of `POST /matching` by
+/// status.
+fn billing_counts(c: &rusqlite::Connection) -> (i64, i64, i64, Vec<(u16, String)>) {
+    let one = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    let mut st = c
+        .prepare(
+            "SELECT status, organization_id FROM usage_ledger WHERE endpoint = 'POST /api/v1/matching' ORDER BY id",
+        )
+        .unwrap();
+    let rows = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    (
+        one("SELECT COUNT(*) FROM matching_requests"),
+        one("SELECT COALESCE(SUM(matchings), 0) FROM matching_quota_usage"),
+        one("SELECT COUNT(*) FROM email_outbox"),
+        rows,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_billed_matching_is_one_transaction_with_its_ledger_row() {
+    use grantmatch_server::matcher::Matcher;
+    use grantmatch_server::usage::QuotaPolicy;
+    use serde_json::json;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (db, token) = off_runtime(|| {
+        let db = Db::open(dir.path()).unwrap();
+        let p = db
+            .create_partner(&NewPartner {
+                name: "Billed".into(),
+                tier: "starter".into(),
+                contact_email: Some("billed@example.org".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        let scopes = ["matching:use", "usage:read"].map(String::from);
+        let token = db_token(&db, p.id, &scopes);
+        (db, token)
+    });
+    let matcher = Matcher::new(Default::default(), 8);
+    matcher.set_embedder(crate::common::embedder());
+    // One matching a quarter: the first one reaches the limit and queues the warning.
+    let state = Arc::new(
+        AppState::new(crate::matching::tiny_engine(), Arc::new(db))
+            .with_matcher(matcher)
+            .with_quota_policy(QuotaPolicy {
+                quarter_share: 0.0001,
+            })
+            .with_rate_limits(RateLimits {
+                enabled: false,
+                ..Default::default()
+            }),
+    );
+    let auth = format!("Bearer {token}");
+    let body = |org: &str| {
+        json!({
+            "organization_id": org,
+            "organization_profile": {"description": "Verein für Digitalisierung in Sachsen"}
+        })
+        .to_string()
+        .into_bytes()
+    };
+    let post = |org: &'static str, prefer: bool| {
+        let (state, auth) = (state.clone(), auth.clone());
+        async move {
+            let mut headers = vec![
+                ("authorization", auth.as_str()),
+                ("content-type", "application/json"),
+            ];
+            if prefer {
+                headers.push(("prefer", "respond-async"));
+            }
+            send_with(&state, "POST", "/api/v1/matching", &headers, body(org)).await
+        }
+    };
+    let other = other_process(dir.path());
+
+    // Synchronous: everything is in the database when the response arrives — the
+    // ledger row too, without a flush — and nothing waits in the ledger's buffer.
+    let r = post("org-1", false).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["quota"]["matching_requests_used"], 1);
+    assert_eq!(
+        billing_counts(&other),
+        (1, 1, 1, vec![(200, "org-1".to_string())])
+    );
+    assert_eq!(state.ledger.backlog().0, 0);
+
+    // Asynchronous (202): the same, with the row's status 202.
+    let r = post("org-2", true).await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    let rows = vec![(200, "org-1".to_string()), (202, "org-2".to_string())];
+    assert_eq!(billing_counts(&other), (2, 2, 1, rows.clone()));
+
+    // All or nothing: when the ledger row cannot be written, the request, its results
+    // and its quota count are not stored either.
+    other
+        .execute_batch("ALTER TABLE usage_ledger RENAME TO ledger_away")
+        .unwrap();
+    let r = post("org-3", false).await;
+    assert_eq!(r.status, 500, "{}", r.text);
+    other
+        .execute_batch("ALTER TABLE ledger_away RENAME TO usage_ledger")
+        .unwrap();
+    assert_eq!(billing_counts(&other), (2, 2, 1, rows));
+
+    // Statistics flush the buffer first: still two billed matchings, not four.
+    let r = send_with(
+        &state,
+        "GET",
+        "/api/v1/usage/stats",
+        &[("authorization", auth.as_str())],
+        vec![],
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["stats"]["matching_requests"], 2, "{}", r.text);
+    assert_eq!(r.json["stats"]["active_organizations"], 2, "{}", r.text);
+}
+
+fn db_token(db: &Db, partner: Uuid, scopes: &[String]) -> String {
+    db.create_token(partner, scopes).unwrap().1
+}
