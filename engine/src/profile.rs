@@ -33,7 +33,7 @@ pub struct OrganizationProfile {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub regions: Vec<String>,
-    /// Filter: names, slugs, codes or UUIDs of parent areas or sub-areas; an unknown value is 400.
+    /// Filter: names, slugs, codes or UUIDs of parent areas or sub-areas, or a topic word that stands for every area whose name has a word starting with it ("Energie", "Gesundheit", "research"); an unknown value is 400.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub grant_areas: Vec<String>,
@@ -262,20 +262,8 @@ impl MatchInput {
             .filter(|s| !s.is_empty())
             .ok_or_else(|| invalid("organization_profile.description is required".into()))?;
         self.check_limits(p, description)?;
-        let resolve_all = |field: &str, values: &[String], f: &dyn Fn(&str) -> Option<Idx>| {
-            let mut out = Vec::new();
-            for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
-                let i = f(v).ok_or_else(|| invalid(format!("{field}: unknown value `{v}`")))?;
-                if !out.contains(&i) {
-                    out.push(i);
-                }
-            }
-            Ok::<_, Error>(out)
-        };
         let regions = resolve_regions(cat, &p.regions)?;
-        let grant_areas = resolve_all("organization_profile.grant_areas", &p.grant_areas, &|v| {
-            cat.find_area(v)
-        })?;
+        let grant_areas = resolve_areas(cat, &p.grant_areas)?;
         let (eligible_entities, mut applicant_types) = resolve_entities(cat, &p.eligible_entities)?;
         if applicant_types.is_empty() {
             applicant_types = applicant_types_in_texts(p, description);
@@ -526,28 +514,50 @@ pub fn text_language(text: &str) -> Locale {
     }
 }
 
+/// Resolves `grant_areas`: areas of the vocabulary (UUID, slug, code, German or English
+/// name), else every area a topic word names ([`Catalogue::areas_named_by`]:
+/// "Energie", "Gesundheit", "research"). An unknown value is an error naming it.
+fn resolve_areas(cat: &Catalogue, values: &[String]) -> Result<Vec<Idx>> {
+    resolve_each("organization_profile.grant_areas", values, |v| {
+        match cat.find_area(v) {
+            Some(a) => vec![a],
+            None => cat.areas_named_by(v),
+        }
+    })
+}
+
 /// Resolves `regions`: regions of the vocabulary (UUID, slug, code, German or English
 /// name), else the places that stand for Länder ([`crate::text::places::value_regions`]:
 /// "Leipzig" → Sachsen, "NRW", "Landkreis Uelzen", "Emsland", "Eifel" → two Länder,
 /// "bundesweit" → Deutschland). An unknown value is an error naming it.
 fn resolve_regions(cat: &Catalogue, values: &[String]) -> Result<Vec<Idx>> {
-    let mut out = Vec::new();
-    for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
-        let found: Vec<Idx> = match cat.find_region(v) {
+    resolve_each("organization_profile.regions", values, |v| {
+        match cat.find_region(v) {
             Some(r) => vec![r],
             None => crate::text::places::value_regions(v)
                 .into_iter()
                 .filter_map(|code| cat.find_region(code))
                 .collect(),
-        };
-        if found.is_empty() {
-            return Err(Error::InvalidInput(format!(
-                "organization_profile.regions: unknown value `{v}`"
-            )));
         }
-        for r in found {
-            if !out.contains(&r) {
-                out.push(r);
+    })
+}
+
+/// The records every non-empty value of `field` stands for (`find`; none: unknown, an
+/// error naming the value), each once, in order.
+fn resolve_each(
+    field: &str,
+    values: &[String],
+    find: impl Fn(&str) -> Vec<Idx>,
+) -> Result<Vec<Idx>> {
+    let mut out = Vec::new();
+    for v in values.iter().map(|v| v.trim()).filter(|v| !v.is_empty()) {
+        let found = find(v);
+        if found.is_empty() {
+            return Err(Error::InvalidInput(format!("{field}: unknown value `{v}`")));
+        }
+        for i in found {
+            if !out.contains(&i) {
+                out.push(i);
             }
         }
     }

@@ -1681,6 +1681,45 @@ fn places_in_regions_resolve_to_catalogue_regions() {
     assert!(e.to_string().contains("`Atlantis`"), "{e}");
 }
 
+/// A topic word sent as `grant_areas` stands for every area whose name has a word
+/// starting with it; a word no area name has is 400.
+#[test]
+fn topic_words_in_grant_areas_resolve_to_the_areas_they_name() {
+    let cat = &real().catalogue;
+    let codes = |value: &str| -> Vec<String> {
+        MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {"description": "Wir planen ein Vorhaben.", "grant_areas": [value]}
+        }))
+        .unwrap()
+        .resolve(cat)
+        .map(|p| {
+            p.grant_areas
+                .iter()
+                .map(|&a| cat.grant_areas[a as usize].code.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    for (value, expected) in [
+        ("Energie", "energieeffizienz_erneuerbare_energien"),
+        ("energy", "energieeffizienz_erneuerbare_energien"),
+        (
+            "Medizin",
+            "forschung_innovation_themenspezifisch/gesundheit_medizin",
+        ),
+        ("Messen", "aussenwirtschaft/messen_ausstellungen"),
+        ("Digitalisierung", "digitalisierung"),
+    ] {
+        let got = codes(value);
+        assert!(got.iter().any(|c| c == expected), "{value} → {got:?}");
+        // Only areas whose names carry the word.
+        assert!(got.len() < 12, "{value} → {got:?}");
+    }
+    assert!(codes("Quatsch").is_empty());
+    assert!(codes("und").is_empty());
+}
+
 /// A kind of institution whose legal form the word does not tell is accepted: it neither
 /// filters nor sets the applicant type, which the name then gives.
 #[test]

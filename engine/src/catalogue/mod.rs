@@ -358,6 +358,35 @@ impl Catalogue {
         )
     }
 
+    /// The grant areas a topic word or phrase that is no area's name stands for: every
+    /// area whose German or English name has, for each word of `value` (of at least four
+    /// letters), a word starting with it ("Energie" → "Energieeffizienz & Erneuerbare
+    /// Energien" and its research and consulting sub-areas; "health" → "Health & Social
+    /// Affairs", "Health & Medicine"). Empty when the value has no such word or no area
+    /// matches.
+    pub fn areas_named_by(&self, value: &str) -> Vec<Idx> {
+        let words: Vec<String> = fold_name(value)
+            .split(' ')
+            .filter(|w| w.chars().count() >= 4)
+            .map(str::to_string)
+            .collect();
+        if words.is_empty() {
+            return Vec::new();
+        }
+        let names_all = |name: &str| {
+            let name = fold_name(name);
+            words
+                .iter()
+                .all(|w| name.split(' ').any(|n| n.starts_with(w.as_str())))
+        };
+        (0..self.grant_areas.len() as Idx)
+            .filter(|&a| {
+                let area = &self.grant_areas[a as usize];
+                names_all(&area.name_de) || names_all(&area.name_en)
+            })
+            .collect()
+    }
+
     /// Resolves an eligible entity given as UUID, slug, code, name, plural or alias.
     pub fn find_entity(&self, value: &str) -> Option<Idx> {
         find_named(
