@@ -186,7 +186,7 @@ fn rules() -> &'static [Rule] {
                 &[Founder, Company],
             ),
             (
-                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer(in|innen|n)?\b|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bcooperatives?\b|sole (proprietor|trader)|\bltd\b|\bllc\b|\binc\b|\bkgaa\b|baugesellschaft|tierarzt|arztpraxis|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
+                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer(in|innen|n)?\b|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bcooperatives?\b|sole (proprietor|trader)|\bltd\b|\bllc\b|\binc\b|manufactur|manufaktur|\bproducers?\b|\bretailers?\b|\bwholesalers?\b|\bbrewer(y|ies)\b|\bbaker(y|ies)\b|\bconsultanc(y|ies)\b|\bkgaa\b|baugesellschaft|tierarzt|arztpraxis|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
                 &[Company],
             ),
             (
@@ -292,6 +292,19 @@ mod tests {
         // A sector is no applicant; its people are.
         assert!(applicant_words("Fischerei und Aquakultur").is_empty());
         assert_eq!(applicant_words("Fischer und Fischerinnen"), vec![Company]);
+        // English profiles name their trade, not their legal form.
+        for first_sentence in [
+            "We are a family-owned manufacturer of industrial pumps.",
+            "We run a small bakery with three shops in Kiel.",
+            "Our craft brewery in Bamberg employs 12 people.",
+            "We are a software consultancy in Berlin.",
+        ] {
+            assert_eq!(
+                applicant_words(first_sentence),
+                vec![Company],
+                "{first_sentence}"
+            );
+        }
     }
 
     #[test]
