@@ -198,11 +198,12 @@ fn rules() -> &'static [Rule] {
                 &[Municipality],
             ),
             (
-                r"hochschul|universit|fachhochschul",
+                // Not "außeruniversitär": that is the research institution beside one.
+                r"hochschul|(?:^|[^r])universit",
                 &[University],
             ),
             (
-                r"forschungseinricht|forschungsinstitut|forschungsorganisation|forschungszentr|wissenschaftseinricht|wissenschaftlich(e|en) einricht|\binstitute?\b|\binstituten?\b|forschende|wissenschaftler|forscher|research (institut|organi[sz]ation|centre|center)|researchers?\b",
+                r"au(ß|ss)eruniversitär|forschungseinricht|forschungsinstitut|forschungsorganisation|forschungszentr|wissenschaftseinricht|wissenschaftlich(e|en) einricht|\binstitute?\b|\binstituten?\b|forschende|wissenschaftler|forscher|research (institut|organi[sz]ation|centre|center)|researchers?\b",
                 &[ResearchInstitution],
             ),
             (
@@ -214,8 +215,32 @@ fn rules() -> &'static [Rule] {
                 &[PublicInstitution],
             ),
             (
-                r"privatperson|\bbürger(in|innen|n)?\b|eigentümer|\bmieter|\bstudent|studierend|schüler|auszubildend|privathaushalt|natürliche person|\beltern\b|künstler|promovierend|doktorand|bauherr|hausbesitzer|private (person|individual)|\bhomeowner|\bindividuals?\b|\bpupils?\b|\bartists?\b",
+                r"privatperson|\bbürger(in|innen|n)?\b|eigentümer|\bmieter|\bstudent|studierend|schüler|auszubildend|privathaushalt|natürliche (und juristische )?person|\beltern\b|künstler|promovierend|doktorand|bauherr|hausbesitzer|private (person|individual)|\bhomeowner|\bindividuals?\b|\bpupils?\b|\bartists?\b",
                 &[PrivatePerson],
+            ),
+            // Any legal entity ("natürliche und juristische Personen", "juristische
+            // Personen des privaten und öffentlichen Rechts") is every organisation …
+            (
+                r"juristische[n]? person(en)?(\s+(des privaten|des bürgerlichen|[^d\s]|d[^e])|[^\s\w]|$)",
+                &[
+                    Company,
+                    Association,
+                    Municipality,
+                    University,
+                    ResearchInstitution,
+                    EducationInstitution,
+                    PublicInstitution,
+                ],
+            ),
+            // … one of public law is a public body.
+            (
+                r"juristische[n]? person(en)? des öffentlichen rechts",
+                &[
+                    Municipality,
+                    University,
+                    ResearchInstitution,
+                    PublicInstitution,
+                ],
             ),
         ];
         table
@@ -277,6 +302,33 @@ mod tests {
             vec![Company, Municipality]
         );
         assert_eq!(applicant_words("Hochschule"), vec![University]);
+        assert_eq!(applicant_words("Universität"), vec![University]);
+        assert_eq!(
+            applicant_words("Hochschule oder außeruniversitäre Einrichtung"),
+            vec![University, ResearchInstitution]
+        );
+        assert_eq!(
+            applicant_words("natürliche und juristische Personen mit Sitz in Deutschland"),
+            vec![
+                Company,
+                Association,
+                Municipality,
+                University,
+                ResearchInstitution,
+                EducationInstitution,
+                PublicInstitution,
+                PrivatePerson
+            ]
+        );
+        assert_eq!(
+            applicant_words("juristische Personen des öffentlichen Rechts"),
+            vec![
+                Municipality,
+                University,
+                ResearchInstitution,
+                PublicInstitution
+            ]
+        );
         assert_eq!(applicant_words("Verein oder Verband"), vec![Association]);
         assert_eq!(applicant_words("Stadt- und Landkreis"), vec![Municipality]);
         assert_eq!(
