@@ -268,14 +268,10 @@ impl MatchInput {
         if applicant_types.is_empty() {
             applicant_types = applicant_types_in_texts(p, description);
         }
-        // A Kommune that runs its own enterprise ("mit unserem Eigenbetrieb Kreisverkehr",
-        // "unsere Stadtwerke") may apply as that company too: a programme for transport
-        // companies serves a Landkreis that operates its buses itself.
-        if applicant_types.contains(&ApplicantType::Municipality)
-            && !applicant_types.contains(&ApplicantType::Company)
-            && own_enterprise_rule().is_match(description)
-        {
-            applicant_types.push(ApplicantType::Company);
+        for t in operated_institutions(&applicant_types, p.name.as_deref(), description) {
+            if !applicant_types.contains(&t) {
+                applicant_types.push(t);
+            }
         }
         let (mut keywords, target_groups) = self.topic_words(cat, p);
         let locale = profile_locale(p)?;
@@ -660,12 +656,55 @@ fn research_rule() -> &'static regex::Regex {
     })
 }
 
-fn own_enterprise_rule() -> &'static regex::Regex {
-    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    R.get_or_init(|| {
+/// Applicant types an organisation has beside its legal form, as the holder of an
+/// institution it runs — the way an advisor reads a profile:
+/// - a Kommune that runs its own enterprise ("mit unserem Eigenbetrieb Kreisverkehr",
+///   "unsere Stadtwerke") may apply as that company: a programme for transport companies
+///   serves a Landkreis that operates its buses itself;
+/// - an organisation that runs a school, an education centre or adult education (a
+///   Verein with a nursing school, a Kreishandwerkerschaft with a Bildungsstätte, a
+///   Qualifizierungsträger) is an educational institution in the programmes' terms, and
+///   so is a Kommune that speaks of its schools or Kitas: it is their Schulträger or
+///   Kita-Träger by law;
+/// - a university is a research institution: programmes for "Forschungseinrichtungen"
+///   take universities (the EU's "Einrichtung für Forschung und Wissensverbreitung").
+fn operated_institutions(
+    types: &[ApplicantType],
+    name: Option<&str>,
+    description: &str,
+) -> Vec<ApplicantType> {
+    static OWN_ENTERPRISE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    static EDUCATION: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    static SCHOOLS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let own_enterprise = OWN_ENTERPRISE.get_or_init(|| {
         regex::Regex::new(r"(?i)eigenbetrieb|(unser(e|em|en|er)?|eigene[nmr]?) (kommunale[nmrs]? (unternehmen|gesellschaft)|stadtwerke|verkehrsbetrieb|verkehrsunternehmen)|(?-u:\b)our (own )?(municipal (utility|company|enterprise)|utility|utilities|transport company)")
             .expect("valid own-enterprise rule")
-    })
+    });
+    let education = EDUCATION.get_or_init(|| {
+        regex::Regex::new(r"(?i)(betreib|unterhalt|träger (einer|eines|von|der|des)\b)[^.;]{0,60}?(schule\b|schulen\b|bildungsstätte|bildungszentr|ausbildungszentr|akademie|kita\b|kitas\b|kindertagesstätte|kindergarten)|schulträger|kita-?träger|bildungsträger|weiterbildungsträger|qualifizierungsträger|erwachsenenbildung|volkshochschul|bildungswerk|(?-u:\b)(we run|we operate|runs|operates|operating|running)(?-u:\b)[^.;]{0,60}?((?-u:\b)schools?(?-u:\b)|training (centre|center)|academy|kindergarten|day-care cent|nursery)|adult education|training provider|education provider")
+            .expect("valid education rule")
+    });
+    let schools = SCHOOLS.get_or_init(|| {
+        regex::Regex::new(r"(?i)schule|(?-u:\b)kitas?(?-u:\b)|kindertages|kindergärten|kindergarten|bildungseinrichtung|(?-u:\b)schools?(?-u:\b)|day-care|nurser(y|ies)")
+            .expect("valid school rule")
+    });
+    use ApplicantType::{
+        Company, EducationInstitution, Municipality, ResearchInstitution, University,
+    };
+    let texts = || name.into_iter().chain(std::iter::once(description));
+    let mut out = Vec::new();
+    if types.contains(&Municipality) && own_enterprise.is_match(description) {
+        out.push(Company);
+    }
+    if texts().any(|t| education.is_match(t))
+        || (types.contains(&Municipality) && schools.is_match(description))
+    {
+        out.push(EducationInstitution);
+    }
+    if types.contains(&University) {
+        out.push(ResearchInstitution);
+    }
+    out
 }
 
 fn academic_rule() -> &'static regex::Regex {

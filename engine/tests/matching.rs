@@ -2245,6 +2245,66 @@ fn a_kommune_with_its_own_enterprise_is_also_a_company() {
     }
 }
 
+/// The institutions an organisation runs give it their applicant type beside its legal
+/// form: a Verein with a school or in adult education is an educational institution, a
+/// Kommune that speaks of its schools is their Schulträger, and a university is a
+/// research institution. A company that sells to schools is none of them.
+#[test]
+fn an_organisation_may_apply_as_the_institution_it_runs() {
+    use grantmatch_engine::facts::ApplicantType::{
+        Association, Company, EducationInstitution, Municipality, ResearchInstitution, University,
+    };
+    let cat = &real().catalogue;
+    let cases: &[(&str, &str, &[&str], &[grantmatch_engine::facts::ApplicantType])] = &[
+        (
+            "Spree Learning Centre e.V.",
+            "We are a non-profit adult education association and run a state-recognised school for nursing assistants.",
+            &["association"],
+            &[Association, EducationInstitution],
+        ),
+        (
+            "Tischlerverband Muster e.V.",
+            "Wir sind ein Verband des Handwerks und betreiben in Ulm eine überbetriebliche Bildungsstätte.",
+            &[],
+            &[Association, EducationInstitution],
+        ),
+        (
+            "Gemeinde Musterdorf",
+            "Unsere Grundschule braucht WLAN, und die Kita soll um zwei Gruppen wachsen.",
+            &[],
+            &[Municipality, EducationInstitution],
+        ),
+        (
+            "Musterstadt University of Applied Sciences",
+            "We are a state university of applied sciences with 7,500 students.",
+            &[],
+            &[University, ResearchInstitution],
+        ),
+        (
+            "Schulmöbel Muster GmbH",
+            "Wir stellen Möbel für Schulen und Kitas her.",
+            &[],
+            &[Company],
+        ),
+    ];
+    for (name, description, entities, expected) in cases {
+        let input = MatchInput::from_value(json!({
+            "organization_id": "org",
+            "organization_profile": {
+                "name": name,
+                "description": description,
+                "eligible_entities": entities,
+            }
+        }))
+        .unwrap();
+        let mut types = input.resolve(cat).unwrap().applicant_types;
+        types.sort();
+        let mut expected = expected.to_vec();
+        expected.sort();
+        assert_eq!(types, expected, "{name}");
+    }
+}
+
 /// A gGmbH is a GmbH: `eligible_entities: ["gGmbH"]` keeps the programmes whose stated
 /// legal forms include GmbH (the Förderdatenbank never lists gGmbH), and still drops those
 /// for Kommunen only.
