@@ -156,6 +156,9 @@ pub struct GrantFactsView {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub applicant_types: Option<Fact<Vec<ApplicantType>>>,
     pub programme_kind: Fact<ProgrammeKind>,
+    /// The funding instrument: the record's `grant_type`, or `loan` with the title as
+    /// evidence where the title names a loan the record calls a subsidy.
+    pub grant_type: Fact<GrantType>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub sme_only: Option<Fact<bool>>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
@@ -289,6 +292,7 @@ impl GrantFactsView {
         GrantFactsView {
             applicant_types: f.applicants.clone(),
             programme_kind: f.kind.clone(),
+            grant_type: f.grant_type.clone(),
             sme_only: f.sme_only.clone(),
             non_profit_only: f.non_profit_only.clone(),
             sectors: f.sectors.clone(),

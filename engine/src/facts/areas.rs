@@ -125,7 +125,7 @@ pub fn lexicon_areas(cat: &Catalogue, g: Idx) -> Vec<Idx> {
         .filter(|(_, rx)| rx.is_match(&text))
         .filter_map(|(code, _)| code_idx(code))
         .collect();
-    if grant.grant_type != GrantType::Subsidy {
+    if super::kind::grant_type(grant).value != GrantType::Subsidy {
         out.extend(code_idx("unternehmensfinanzierung"));
     }
     out.sort_unstable();

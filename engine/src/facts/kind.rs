@@ -145,12 +145,32 @@ fn kind_in(text: &str) -> Option<ProgrammeKind> {
         .map(|(k, _)| *k)
 }
 
+/// The funding instrument: the record's grant type, except a "subsidy" whose title names
+/// a loan ("ERP-Förderkredit Innovation", "ISB-Darlehen Wohnraum für Flüchtlinge",
+/// "Bayerische regionale Förderungsprogramme/Regionalkredit"). The Förderdatenbank files
+/// a few promotional loans under grants; the programme's own name says what it lends.
+/// The sentence is the title when it decides.
+pub fn grant_type(grant: &Grant) -> Read<GrantType> {
+    static R: OnceLock<Regex> = OnceLock::new();
+    let loan = R.get_or_init(|| re(r"kredit|darlehen"));
+    if grant.grant_type == GrantType::Subsidy && loan.is_match(&grant.title) {
+        return Read {
+            value: GrantType::Loan,
+            sentence: Some(grant.title.clone()),
+        };
+    }
+    Read {
+        value: grant.grant_type,
+        sentence: None,
+    }
+}
+
 /// The kind of a grant: loans, guarantees and equity from the grant type; subsidies by
 /// the first rule that matches the title, then the first rule that matches a sentence of
 /// the short description (applicant names such as "Forschungseinrichtung" left out),
 /// else a project or operating grant.
 pub fn kind(grant: &Grant) -> Read<ProgrammeKind> {
-    let fixed = match grant.grant_type {
+    let fixed = match grant_type(grant).value {
         GrantType::Loan => Some(ProgrammeKind::Loan),
         GrantType::Guarantee => Some(ProgrammeKind::Guarantee),
         GrantType::Equity => Some(ProgrammeKind::Equity),
@@ -303,6 +323,28 @@ mod tests {
         assert_eq!(kind(&g).value, ProgrammeKind::InvestmentGrant);
         let g = subsidy("Verbundforschung Photonik", "Gefördert werden Vorhaben.");
         assert_eq!(kind(&g).value, ProgrammeKind::ResearchCall);
+    }
+
+    #[test]
+    fn a_subsidy_whose_title_names_a_loan_is_a_loan() {
+        for title in [
+            "ERP-Förderkredit Innovation",
+            "ISB-Darlehen Wohnraum für Flüchtlinge und Asylbegehrende",
+            "Bayerische regionale Förderungsprogramme/Regionalkredit",
+        ] {
+            let g = subsidy(title, "Sie erhalten eine Förderung.");
+            let t = grant_type(&g);
+            assert_eq!(t.value, GrantType::Loan, "{title}");
+            assert_eq!(t.sentence.as_deref(), Some(title));
+            assert_eq!(kind(&g).value, ProgrammeKind::Loan, "{title}");
+        }
+        // "Beteiligung" is taking part here, not equity; the record stands.
+        let g = subsidy(
+            "Grenzscoutprojekte in Grenzregionen mit deutscher Beteiligung",
+            "Sie erhalten einen Zuschuss.",
+        );
+        assert_eq!(grant_type(&g).value, GrantType::Subsidy);
+        assert_eq!(grant_type(&g).sentence, None);
     }
 
     #[test]

@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::catalogue::{Catalogue, Idx};
+use crate::model::GrantType;
 use crate::vectors::GrantVectors;
 
 pub use kind::ProgrammeKind;
@@ -59,6 +60,9 @@ pub struct GrantFacts {
     /// Who may apply; `None` when nothing says.
     pub applicants: Option<Fact<Vec<ApplicantType>>>,
     pub kind: Fact<ProgrammeKind>,
+    /// The funding instrument ([`kind::grant_type`]): the record's grant type, or a loan
+    /// where the title names one the record calls a subsidy.
+    pub grant_type: Fact<GrantType>,
     /// `Some(true)`: only small and medium-sized enterprises.
     pub sme_only: Option<Fact<bool>>,
     /// `Some(true)`: only non-profit applicants.
@@ -179,6 +183,7 @@ fn facts_of(
         predicted_applicants(cat, near.as_ref(), g)
     };
     let k = kind::kind(grant);
+    let t = kind::grant_type(grant);
     let read = |r: kind::Read<bool>| Fact {
         value: r.value,
         source: if r.sentence.is_some() {
@@ -198,6 +203,15 @@ fn facts_of(
                 Source::Labelled
             },
             evidence: k.sentence,
+        },
+        grant_type: Fact {
+            value: t.value,
+            source: if t.sentence.is_some() {
+                Source::Text
+            } else {
+                Source::Labelled
+            },
+            evidence: t.sentence,
         },
         sme_only: kind::sme_only(grant).map(read),
         non_profit_only,

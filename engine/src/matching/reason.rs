@@ -36,7 +36,12 @@ pub(crate) fn explain(
     facts.extend(region_fact(cat, fit, p.regions.is_empty(), de));
     facts.extend(applicant_fact(cat, p, m, de));
     facts.extend(sector_fact(cat, p, m, de));
-    facts.extend(funding_type_fact(p, m, grant.grant_type, de));
+    facts.extend(funding_type_fact(
+        p,
+        m,
+        cat.facts(m.grant).grant_type.value,
+        de,
+    ));
     if p.is_non_profit == Some(true) && grant.non_profit_only == Some(true) {
         facts.push(if de {
             "nur für gemeinnützige Organisationen, was zu Ihnen passt".to_string()

@@ -130,10 +130,10 @@ fn checks_of(
         (Some(true), None) => Check::Unknown,
         _ => Check::Pass,
     };
-    let funding_type = if p.excluded_grant_types.contains(&grant.grant_type) {
+    let grant_type = cat.facts(g).grant_type.value;
+    let funding_type = if p.excluded_grant_types.contains(&grant_type) {
         Check::Fail
-    } else if p.wanted_grant_types.contains(&grant.grant_type) || !p.excluded_grant_types.is_empty()
-    {
+    } else if p.wanted_grant_types.contains(&grant_type) || !p.excluded_grant_types.is_empty() {
         Check::Pass
     } else {
         Check::Unknown

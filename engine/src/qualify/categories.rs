@@ -356,7 +356,7 @@ pub fn categorize(
                         .iter()
                         .any(|ph| ph.iter().all(|t| term_in(t, &head)));
                     if !p.instruments.is_empty() {
-                        return p.instruments.contains(&grant.grant_type) || in_head;
+                        return p.instruments.contains(&cat.facts(g).grant_type.value) || in_head;
                     }
                     if !p.kinds.is_empty() {
                         return p.kinds.contains(&cat.facts(g).kind.value) || in_head;

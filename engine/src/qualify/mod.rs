@@ -474,11 +474,12 @@ fn region_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Opt
     })
 }
 
-fn type_rule(grant: &Grant, p: &QualificationPrompt, l: Lang) -> Option<RuleFact> {
+/// The funding-type rule, on the grant's funding instrument (a loan whose title says so
+/// even where the record calls it a subsidy).
+fn type_rule(t: GrantType, p: &QualificationPrompt, l: Lang) -> Option<RuleFact> {
     if p.only_types.is_empty() && p.excluded_types.is_empty() {
         return None;
     }
-    let t = grant.grant_type;
     let (label, plural) = l.grant_type(t);
     if p.excluded_types.contains(&t) {
         return Some(RuleFact {
@@ -813,7 +814,7 @@ fn rule_facts(
     let excluded_hit = excluded_topic(grant, topic.map(|(sim, _)| sim), excluded, g);
     [
         region_rule(cat, p, g, l),
-        type_rule(grant, p, l),
+        type_rule(cat.facts(g).grant_type.value, p, l),
         kind_rule(cat, p, g, l),
         level_rule(cat, p, g, l),
         applicant_rule(cat, p, g, l),
