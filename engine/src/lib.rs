@@ -251,10 +251,13 @@ impl Engine {
         }
         // One batch of query texts: the whole profile, its explicit topic words (a short
         // second query that sharpens the long text's direction), an English profile's
-        // German glossary terms (see `glossary`) and each need.
+        // German glossary terms (see `glossary`; a German profile's related terms serve
+        // only the lexical query) and each need.
         let german = profile.german_terms.join(", ");
         let topics = profile.keywords.join(", ");
-        let use_german = options.glossary_weight > 0.0 && !german.is_empty();
+        let use_german = options.glossary_weight > 0.0
+            && !german.is_empty()
+            && profile.text_language == profile::Locale::En;
         let use_needs = options.need_weight > 0.0;
         let mut texts = vec![profile.query_text.as_str()];
         if !topics.is_empty() {

@@ -174,14 +174,19 @@ pub struct ResolvedProfile {
     pub needs: Vec<String>,
     /// Query vectors of `needs` (L2-normalised), set by the caller that embeds them.
     pub need_vectors: Vec<Vec<f32>>,
-    /// For a profile written in English: the German terms of the glossary phrases in its
-    /// texts ([`crate::glossary`]), a German lexical query and topic against the German
-    /// programme texts. Empty for German profiles.
+    /// German terms for the lexical query against the German programme texts
+    /// ([`crate::glossary`]). A profile written in English: the German terms of the
+    /// glossary phrases in its texts, also embedded as a German topic. A German profile:
+    /// the terms related to the topics it names ([`crate::glossary::related_de`]; lexical
+    /// only — embedding them too lowered the tuning half, see the README).
     pub german_terms: Vec<String>,
 }
 
 /// Most topic words read from the texts of a profile that names no keywords.
 pub const READ_TOPICS: usize = 8;
+
+/// How many related German terms ([`crate::glossary::related_de`]) a German profile gets.
+pub const RELATED_TERMS: usize = 16;
 
 /// Most needs read from one profile.
 pub const MAX_NEEDS: usize = 12;
@@ -312,7 +317,10 @@ impl MatchInput {
                 .into_iter()
                 .map(String::from)
                 .collect(),
-            Locale::De => Vec::new(),
+            Locale::De => crate::glossary::related_de(&query, RELATED_TERMS)
+                .into_iter()
+                .map(String::from)
+                .collect(),
         };
         let needs = needs_of(
             &keywords,

@@ -21,6 +21,8 @@ struct Glossary {
     /// phrases" marker; not instruments or applicant words), each with its analysed terms
     /// ([`crate::text::analyze`]).
     topics_de: Vec<(&'static str, Vec<String>)>,
+    /// The German terms of each topical line: terms that stand for one another.
+    lines_de: Vec<Vec<&'static str>>,
     /// Words in the longest phrase.
     longest: usize,
 }
@@ -30,6 +32,7 @@ fn glossary() -> &'static Glossary {
     GLOSSARY.get_or_init(|| {
         let mut phrases = HashMap::new();
         let mut topics_de: Vec<(&'static str, Vec<String>)> = Vec::new();
+        let mut lines_de: Vec<Vec<&'static str>> = Vec::new();
         let mut topical = false;
         let mut longest = 1;
         for line in SOURCE.lines() {
@@ -46,6 +49,7 @@ fn glossary() -> &'static Glossary {
             let key = words(en);
             longest = longest.max(key.len());
             if topical {
+                lines_de.push(de.split('|').map(str::trim).collect());
                 for t in de.split('|').map(str::trim) {
                     let terms = crate::text::analyze(t);
                     if !terms.is_empty() && !topics_de.iter().any(|(d, _)| *d == t) {
@@ -64,6 +68,7 @@ fn glossary() -> &'static Glossary {
         Glossary {
             phrases,
             topics_de,
+            lines_de,
             longest,
         }
     })
@@ -163,6 +168,29 @@ pub fn topics_de(text: &str, limit: usize) -> Vec<&'static str> {
     out
 }
 
+/// German terms related to the topics a German text names: the other German terms of
+/// each topical glossary line with a term [`topics_de`] finds in the text ("Dämmung"
+/// brings "Wärmedämmung" and "Gebäude", "Export" brings "Außenwirtschaft"), in order,
+/// each once, none the text names, at most `limit`. A German profile reaches the
+/// programmes' own words for what it describes as an English one does through
+/// [`translate`].
+pub fn related_de(text: &str, limit: usize) -> Vec<&'static str> {
+    let g = glossary();
+    let found = topics_de(text, usize::MAX);
+    let mut out: Vec<&'static str> = Vec::new();
+    for f in &found {
+        for line in g.lines_de.iter().filter(|l| l.contains(f)) {
+            for &t in line {
+                if !found.contains(&t) && !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out.truncate(limit);
+    out
+}
+
 /// Weight of the German terms' embedding next to an English text (matching's default
 /// `glossary_weight` and qualification's topic): chosen on the tuning halves.
 pub const GERMAN_TERMS_WEIGHT: f32 = 1.0;
@@ -218,6 +246,19 @@ mod tests {
                 "Markterschließung"
             ]
         );
+    }
+
+    #[test]
+    fn related_terms_of_a_german_text_are_the_other_terms_of_its_lines() {
+        let t = related_de("Wir wollen das Dach mit einer Dämmung versehen.", 16);
+        assert!(t.contains(&"Wärmedämmung"), "{t:?}");
+        assert!(t.contains(&"Dämmstoff"), "{t:?}");
+        // Only terms the text does not name, each once.
+        assert!(!t.contains(&"Dämmung"), "{t:?}");
+        let unique: std::collections::HashSet<_> = t.iter().collect();
+        assert_eq!(unique.len(), t.len());
+        assert!(related_de("Lorem ipsum dolor", 16).is_empty());
+        assert!(related_de("Wir wollen das Dach mit einer Dämmung versehen.", 1).len() <= 1);
     }
 
     #[test]
