@@ -181,8 +181,14 @@ impl AppState {
 
     /// Opens the imported catalogue and the database of a data directory.
     pub fn open(data_dir: &Path) -> Result<Self, ServerError> {
+        Self::open_with(data_dir, &db::Location::parse(None, data_dir)?)
+    }
+
+    /// Opens the imported catalogue of a data directory and the database at
+    /// `location` (`--database-url`).
+    pub fn open_with(data_dir: &Path, location: &db::Location) -> Result<Self, ServerError> {
         let engine = Engine::open(data_dir)?;
-        let db = Db::open(data_dir)?;
+        let db = Db::connect(location)?;
         Ok(Self::new(Arc::new(engine), Arc::new(db)))
     }
 }
@@ -207,7 +213,7 @@ async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let db = state.db.clone();
     let database_ok = store::blocking(move || {
         db.reader()
-            .query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
+            .query_row("SELECT 1", crate::args![], |r| r.get::<i64>(0))
             .is_ok()
     })
     .await

@@ -28,14 +28,15 @@ use std::time::Duration;
 use chrono::Utc;
 use grantmatch_engine::qualify::{self, CustomCategory, QualificationPrompt, QualificationRules};
 use grantmatch_engine::{Engine, Idx, ResolvedScope, Scope};
-use rusqlite::types::Value as SqlValue;
-use rusqlite::{params, OptionalExtension};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use crate::args;
 use crate::db::{Db, Partner};
 use crate::error::ServerError;
+use crate::store::conn::Conn;
+use crate::store::sql::Value as SqlValue;
 use crate::views::{self as api, Annotations};
 use crate::AppState;
 
@@ -94,17 +95,17 @@ fn now() -> String {
     Utc::now().to_rfc3339()
 }
 
-fn bump_version(tx: &rusqlite::Transaction<'_>, partner: Uuid) -> Result<i64, ServerError> {
+fn bump_version(tx: &mut Conn, partner: Uuid) -> Result<i64, ServerError> {
     tx.execute(
         "INSERT INTO partner_assessment (partner_id, version, updated_at) VALUES (?1, 1, ?2)
-         ON CONFLICT(partner_id) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at",
-        params![partner.to_string(), now()],
+         ON CONFLICT(partner_id) DO UPDATE SET version = partner_assessment.version + 1, updated_at = excluded.updated_at",
+        args![partner, now()],
     )?;
-    Ok(tx.query_row(
+    tx.query_row(
         "SELECT version FROM partner_assessment WHERE partner_id = ?1",
-        [partner.to_string()],
+        args![partner],
         |r| r.get(0),
-    )?)
+    )
 }
 
 /// Sets the partner's prompt and its rules (none: the prompt's reading alone); clears
@@ -129,18 +130,18 @@ pub fn set_prompt(
         ));
     }
     let mut conn = db.writer();
-    let tx = conn.transaction()?;
-    let version = bump_version(&tx, partner)?;
+    let mut tx = conn.transaction()?;
+    let version = bump_version(&mut tx, partner)?;
     let rules = rules
         .filter(|r| !r.is_empty())
         .map(|r| serde_json::to_string(r).expect("rules serialise"));
     tx.execute(
         "UPDATE partner_assessment SET prompt = ?2, prompt_updated_at = ?3, rules = ?4 WHERE partner_id = ?1",
-        params![partner.to_string(), prompt, now(), rules],
+        args![partner, prompt, now(), rules],
     )?;
     tx.execute(
         "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
-        [partner.to_string()],
+        args![partner],
     )?;
     tx.commit()?;
     Ok(version)
@@ -149,24 +150,23 @@ pub fn set_prompt(
 /// Removes the partner's prompt and its qualification results. False when none was set.
 pub fn clear_prompt(db: &Db, partner: Uuid) -> Result<bool, ServerError> {
     let mut conn = db.writer();
-    let tx = conn.transaction()?;
+    let mut tx = conn.transaction()?;
     let had: bool = tx
-        .query_row(
+        .query_opt(
             "SELECT prompt IS NOT NULL FROM partner_assessment WHERE partner_id = ?1",
-            [partner.to_string()],
+            args![partner],
             |r| r.get(0),
-        )
-        .optional()?
+        )?
         .unwrap_or(false);
     if had {
-        bump_version(&tx, partner)?;
+        bump_version(&mut tx, partner)?;
         tx.execute(
             "UPDATE partner_assessment SET prompt = NULL, prompt_updated_at = ?2, rules = NULL WHERE partner_id = ?1",
-            params![partner.to_string(), now()],
+            args![partner, now()],
         )?;
         tx.execute(
             "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
-            [partner.to_string()],
+            args![partner],
         )?;
     }
     tx.commit()?;
@@ -188,15 +188,14 @@ pub fn add_category(
     )
     .map_err(ServerError::Invalid)?;
     let mut conn = db.writer();
-    let tx = conn.transaction()?;
-    let dup: bool = tx
-        .query_row(
+    let mut tx = conn.transaction()?;
+    let dup = tx
+        .query_opt(
             "SELECT 1 FROM partner_categories WHERE partner_id = ?1 AND name = ?2",
-            params![partner.to_string(), cat.name],
-            |_| Ok(true),
-        )
-        .optional()?
-        .unwrap_or(false);
+            args![partner, &cat.name],
+            |_| Ok(()),
+        )?
+        .is_some();
     if dup {
         return Err(ServerError::Invalid(format!(
             "the partner already has a category named `{}`",
@@ -206,20 +205,20 @@ pub fn add_category(
     tx.execute(
         "INSERT INTO partner_categories (id, partner_id, name, name_en, description, keywords, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
-            cat.id.to_string(),
-            partner.to_string(),
-            cat.name,
-            cat.name_en,
-            cat.description,
+        args![
+            cat.id,
+            partner,
+            &cat.name,
+            &cat.name_en,
+            &cat.description,
             serde_json::to_string(&cat.keywords).unwrap_or_else(|_| "[]".into()),
             now()
         ],
     )?;
-    bump_version(&tx, partner)?;
+    bump_version(&mut tx, partner)?;
     tx.execute(
         "UPDATE partner_grant_results SET category_ids = NULL, categories_key = NULL WHERE partner_id = ?1",
-        [partner.to_string()],
+        args![partner],
     )?;
     tx.commit()?;
     Ok(cat)
@@ -228,16 +227,16 @@ pub fn add_category(
 /// Removes a category of the partner. False when the partner has no such category.
 pub fn remove_category(db: &Db, partner: Uuid, id: Uuid) -> Result<bool, ServerError> {
     let mut conn = db.writer();
-    let tx = conn.transaction()?;
+    let mut tx = conn.transaction()?;
     let n = tx.execute(
         "DELETE FROM partner_categories WHERE id = ?1 AND partner_id = ?2",
-        params![id.to_string(), partner.to_string()],
+        args![id, partner],
     )?;
     if n == 1 {
-        bump_version(&tx, partner)?;
+        bump_version(&mut tx, partner)?;
         tx.execute(
             "UPDATE partner_grant_results SET category_ids = NULL, categories_key = NULL WHERE partner_id = ?1",
-            [partner.to_string()],
+            args![partner],
         )?;
     }
     tx.commit()?;
@@ -246,22 +245,20 @@ pub fn remove_category(db: &Db, partner: Uuid, id: Uuid) -> Result<bool, ServerE
 
 /// The partner's categories, in creation order.
 pub fn categories(db: &Db, partner: Uuid) -> Result<Vec<CustomCategory>, ServerError> {
-    let conn = db.reader();
-    let mut st = conn.prepare_cached(
+    let rows = db.reader().query_map(
         "SELECT id, name, name_en, description, keywords FROM partner_categories
          WHERE partner_id = ?1 ORDER BY created_at, rowid",
-    )?;
-    let rows = st
-        .query_map([partner.to_string()], |r| {
+        args![partner],
+        |r| {
             Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, String>(4)?,
+                r.get::<String>(0)?,
+                r.get::<String>(1)?,
+                r.get::<String>(2)?,
+                r.get::<Option<String>>(3)?,
+                r.get::<String>(4)?,
             ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        },
+    )?;
     rows.into_iter()
         .map(|(id, name, name_en, description, keywords)| {
             Ok(CustomCategory {
@@ -278,21 +275,18 @@ pub fn categories(db: &Db, partner: Uuid) -> Result<Vec<CustomCategory>, ServerE
 
 /// The partner's configuration (version 0 and nothing set when never configured).
 pub fn config(db: &Db, partner: Uuid) -> Result<PartnerConfig, ServerError> {
-    let row = db
-        .reader()
-        .query_row(
-            "SELECT version, prompt, prompt_updated_at, rules FROM partner_assessment WHERE partner_id = ?1",
-            [partner.to_string()],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, Option<String>>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                ))
-            },
-        )
-        .optional()?;
+    let row = db.reader().query_opt(
+        "SELECT version, prompt, prompt_updated_at, rules FROM partner_assessment WHERE partner_id = ?1",
+        args![partner],
+        |r| {
+            Ok((
+                r.get::<i64>(0)?,
+                r.get::<Option<String>>(1)?,
+                r.get::<Option<String>>(2)?,
+                r.get::<Option<String>>(3)?,
+            ))
+        },
+    )?;
     let (version, prompt, prompt_updated_at, rules) = row.unwrap_or((0, None, None, None));
     let rules = rules
         .map(|r| QualificationRules::from_json(&r))
@@ -307,14 +301,13 @@ pub fn config(db: &Db, partner: Uuid) -> Result<PartnerConfig, ServerError> {
     })
 }
 
-fn version_of(conn: &rusqlite::Connection, partner: Uuid) -> Result<i64, ServerError> {
+fn version_of(conn: &mut Conn, partner: Uuid) -> Result<i64, ServerError> {
     Ok(conn
-        .query_row(
+        .query_opt(
             "SELECT version FROM partner_assessment WHERE partner_id = ?1",
-            [partner.to_string()],
+            args![partner],
             |r| r.get(0),
-        )
-        .optional()?
+        )?
         .unwrap_or(0))
 }
 
@@ -342,7 +335,7 @@ pub struct PartnerAnnotations {
 impl PartnerAnnotations {
     /// Loads the partner's results for `grants` (all of its results when `None`).
     pub fn load(db: &Db, partner: Uuid, grants: Option<&[Uuid]>) -> Result<Self, ServerError> {
-        Self::load_on(&db.reader(), partner, grants)
+        Self::load_on(&mut db.reader(), partner, grants)
     }
 
     /// All of the partner's annotations and their generation (see
@@ -350,57 +343,55 @@ impl PartnerAnnotations {
     /// result is the database's state at that generation.
     pub fn load_current(db: &Db, partner: Uuid) -> Result<(i64, Self), ServerError> {
         let mut conn = db.reader();
-        // A deferred transaction: its first read fixes the snapshot of both reads.
-        let tx = conn.transaction()?;
+        // One snapshot for both reads (SQLite: a deferred transaction, whose first
+        // read fixes it; PostgreSQL: REPEATABLE READ).
+        let mut tx = conn.snapshot()?;
         let generation: i64 = tx.query_row(
-            "SELECT COALESCE((SELECT generation FROM partner_annotations_generation WHERE partner_id = ?1), 0)",
-            [partner.to_string()],
+            "SELECT CAST(COALESCE((SELECT generation FROM partner_annotations_generation WHERE partner_id = ?1), 0) AS BIGINT)",
+            args![partner],
             |r| r.get(0),
         )?;
-        let ann = Self::load_on(&tx, partner, None)?;
+        let ann = Self::load_on(&mut tx, partner, None)?;
         tx.commit()?;
         Ok((generation, ann))
     }
 
     fn load_on(
-        conn: &rusqlite::Connection,
+        conn: &mut Conn,
         partner: Uuid,
         grants: Option<&[Uuid]>,
     ) -> Result<Self, ServerError> {
-        let configured: bool = conn
-            .query_row(
+        let configured = conn
+            .query_opt(
                 "SELECT 1 FROM partner_assessment WHERE partner_id = ?1",
-                [partner.to_string()],
-                |_| Ok(true),
-            )
-            .optional()?
-            .unwrap_or(false);
+                args![partner],
+                |_| Ok(()),
+            )?
+            .is_some();
         if !configured || grants.is_some_and(|g| g.is_empty()) {
             return Ok(Self::default());
         }
         let mut categories = HashMap::new();
-        {
-            let mut st = conn.prepare_cached(
-                "SELECT id, name, name_en FROM partner_categories WHERE partner_id = ?1",
-            )?;
-            let rows = st.query_map([partner.to_string()], |r| {
+        let rows = conn.query_map(
+            "SELECT id, name, name_en FROM partner_categories WHERE partner_id = ?1",
+            args![partner],
+            |r| {
                 Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
+                    r.get::<String>(0)?,
+                    r.get::<String>(1)?,
+                    r.get::<String>(2)?,
                 ))
-            })?;
-            for row in rows {
-                let (id, name, name_en) = row?;
-                if let Ok(id) = Uuid::parse_str(&id) {
-                    categories.insert(id, (name, name_en));
-                }
+            },
+        )?;
+        for (id, name, name_en) in rows {
+            if let Ok(id) = Uuid::parse_str(&id) {
+                categories.insert(id, (name, name_en));
             }
         }
         let mut sql = String::from(
             "SELECT grant_id, ai_qualified, reasoning, category_ids FROM partner_grant_results WHERE partner_id = ?1",
         );
-        let mut args: Vec<String> = vec![partner.to_string()];
+        let mut args: Vec<SqlValue> = vec![partner.into()];
         if let Some(g) = grants {
             sql.push_str(" AND grant_id IN (");
             for (i, id) in g.iter().enumerate() {
@@ -408,22 +399,20 @@ impl PartnerAnnotations {
                     sql.push(',');
                 }
                 sql.push_str(&format!("?{}", i + 2));
-                args.push(id.to_string());
+                args.push(id.into());
             }
             sql.push(')');
         }
-        let mut st = conn.prepare(&sql)?;
-        let rows = st.query_map(rusqlite::params_from_iter(args.iter()), |r| {
+        let rows = conn.query_map(&sql, &args, |r| {
             Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<bool>>(1)?,
-                r.get::<_, Option<String>>(2)?,
-                r.get::<_, Option<String>>(3)?,
+                r.get::<String>(0)?,
+                r.get::<Option<bool>>(1)?,
+                r.get::<Option<String>>(2)?,
+                r.get::<Option<String>>(3)?,
             ))
         })?;
         let mut results = HashMap::new();
-        for row in rows {
-            let (gid, q, reasoning, cats) = row?;
+        for (gid, q, reasoning, cats) in rows {
             let Ok(gid) = Uuid::parse_str(&gid) else {
                 continue;
             };
@@ -632,22 +621,19 @@ pub fn plan(
 ) -> Result<Plan, ServerError> {
     let config = config(db, partner)?;
     let mut stored: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
-    {
-        let conn = db.reader();
-        let mut st = conn.prepare_cached(
-            "SELECT grant_id, qualification_key, categories_key FROM partner_grant_results WHERE partner_id = ?1",
-        )?;
-        let rows = st.query_map([partner.to_string()], |r| {
+    let rows = db.reader().query_map(
+        "SELECT grant_id, qualification_key, categories_key FROM partner_grant_results WHERE partner_id = ?1",
+        args![partner],
+        |r| {
             Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                r.get::<_, Option<String>>(2)?,
+                r.get::<String>(0)?,
+                r.get::<Option<String>>(1)?,
+                r.get::<Option<String>>(2)?,
             ))
-        })?;
-        for row in rows {
-            let (g, q, c) = row?;
-            stored.insert(g, (q, c));
-        }
+        },
+    )?;
+    for (g, q, c) in rows {
+        stored.insert(g, (q, c));
     }
     let cat_cfg = categories_config(&config.categories);
     let q_cfg = config.qualification_bytes();
@@ -692,7 +678,7 @@ pub fn status(engine: &Engine, db: &Db, partner: &Partner) -> Result<Value, Serv
     };
     let qualified: i64 = db.reader().query_row(
         "SELECT COUNT(*) FROM partner_grant_results WHERE partner_id = ?1 AND ai_qualified = 1",
-        [partner.id.to_string()],
+        args![partner.id],
         |r| r.get(0),
     )?;
     let reading = plan.config.read_prompt(engine);
@@ -805,15 +791,12 @@ fn write_batch(
     rows: impl Iterator<Item = Vec<SqlValue>>,
 ) -> Result<bool, ServerError> {
     let mut conn = db.writer();
-    let tx = conn.transaction()?;
-    if version_of(&tx, partner)? != version {
+    let mut tx = conn.transaction()?;
+    if version_of(&mut tx, partner)? != version {
         return Ok(false);
     }
-    {
-        let mut st = tx.prepare_cached(sql)?;
-        for row in rows {
-            st.execute(rusqlite::params_from_iter(row))?;
-        }
+    for row in rows {
+        tx.execute(sql, &row)?;
     }
     tx.commit()?;
     Ok(true)
@@ -894,11 +877,11 @@ pub async fn assess_partner(
 
 /// The configuration version of every configured partner.
 pub fn versions(db: &Db) -> Result<Vec<(Uuid, i64)>, ServerError> {
-    let conn = db.reader();
-    let mut st = conn.prepare_cached("SELECT partner_id, version FROM partner_assessment")?;
-    let rows = st
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let rows = db.reader().query_map(
+        "SELECT partner_id, version FROM partner_assessment",
+        args![],
+        |r| Ok((r.get::<String>(0)?, r.get::<i64>(1)?)),
+    )?;
     Ok(rows
         .into_iter()
         .filter_map(|(p, v)| Uuid::parse_str(&p).ok().map(|p| (p, v)))

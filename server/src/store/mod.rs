@@ -15,9 +15,13 @@
 //! called on a thread inside a tokio runtime outside [`blocking`] (release builds log
 //! one warning). Code without a runtime (the CLI) calls the database directly.
 
+pub mod conn;
 pub mod db;
 pub mod ledger;
 pub mod matching;
+pub mod migrations;
+pub mod partners;
+pub mod sql;
 
 use std::cell::Cell;
 
@@ -106,7 +110,7 @@ mod tests {
 
     fn select_one(db: &Db) -> i64 {
         db.writer()
-            .query_row("SELECT 1", [], |r| r.get(0))
+            .query_row("SELECT 1", crate::args![], |r| r.get(0))
             .expect("SELECT 1")
     }
 
