@@ -14,7 +14,7 @@ pub enum ServerError {
     #[error("database: {0}")]
     Db(#[from] rusqlite::Error),
     #[error("database: {0}")]
-    Postgres(#[from] postgres::Error),
+    Postgres(#[from] tokio_postgres::Error),
     /// A stored value of an unexpected type, or a database URL that names no backend.
     #[error("database: {0}")]
     Database(String),

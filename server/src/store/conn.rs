@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::error::Error as StdError;
 
+use std::sync::OnceLock;
+
 use bytes::BytesMut;
-use postgres::types::{IsNull, ToSql, Type};
-use postgres_types::FromSql;
+use postgres_types::{FromSql, IsNull, ToSql, Type};
 
 use super::sql::{numbered_placeholders, Row, Value};
 use crate::error::ServerError;
@@ -25,25 +26,67 @@ pub enum Conn {
     Postgres(Box<PgConn>),
 }
 
-/// A PostgreSQL connection with its prepared statements (by their SQLite text).
+/// A PostgreSQL connection (tokio-postgres) with its prepared statements (by their
+/// SQLite text).
+///
+/// The connection's socket is driven by a small runtime of its own
+/// ([`postgres_runtime`]); the store's synchronous calls wait for the client's futures
+/// with a plain executor. So a call works on any thread — the store's rule keeps it
+/// off the async workers all the same — and nothing here needs the caller's runtime.
 pub struct PgConn {
-    pub(crate) client: postgres::Client,
-    statements: HashMap<String, postgres::Statement>,
+    client: tokio_postgres::Client,
+    statements: HashMap<String, tokio_postgres::Statement>,
+}
+
+/// The runtime that drives every PostgreSQL connection of the process (one thread).
+fn postgres_runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("grantmatch-postgres")
+            .enable_all()
+            .build()
+            .expect("the PostgreSQL connection runtime starts")
+    })
+}
+
+fn wait<F: std::future::Future>(f: F) -> F::Output {
+    futures_executor::block_on(f)
 }
 
 impl PgConn {
-    pub fn new(client: postgres::Client) -> Self {
-        PgConn {
+    /// Connects to the server of `url` (a `postgres://` URL or key=value string).
+    pub fn connect(url: &str) -> Result<Self, ServerError> {
+        let config: tokio_postgres::Config = url.parse()?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        postgres_runtime().spawn(async move {
+            match config.connect(tokio_postgres::NoTls).await {
+                Ok((client, connection)) => {
+                    let _ = tx.send(Ok(client));
+                    if let Err(e) = connection.await {
+                        tracing::warn!(error = %e, "PostgreSQL connection ended");
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                }
+            }
+        });
+        let client = rx
+            .recv()
+            .map_err(|_| ServerError::Database("the PostgreSQL runtime stopped".into()))??;
+        Ok(PgConn {
             client,
             statements: HashMap::new(),
-        }
+        })
     }
 
-    fn statement(&mut self, sql: &str) -> Result<postgres::Statement, ServerError> {
+    fn statement(&mut self, sql: &str) -> Result<tokio_postgres::Statement, ServerError> {
         if let Some(st) = self.statements.get(sql) {
             return Ok(st.clone());
         }
-        let st = self.client.prepare(&numbered_placeholders(sql))?;
+        let st = wait(self.client.prepare(&numbered_placeholders(sql)))?;
         if self.statements.len() > 256 {
             self.statements.clear();
         }
@@ -84,7 +127,7 @@ impl Conn {
             }
             Conn::Postgres(c) => {
                 let st = c.statement(sql)?;
-                Ok(c.client.execute(&st, &pg_args(args))? as usize)
+                Ok(wait(c.client.execute(&st, &pg_args(args)))? as usize)
             }
         }
     }
@@ -108,7 +151,7 @@ impl Conn {
             }
             Conn::Postgres(c) => {
                 let st = c.statement(sql)?;
-                let rows = c.client.query(&st, &pg_args(args))?;
+                let rows = wait(c.client.query(&st, &pg_args(args)))?;
                 rows.iter()
                     .map(|r| {
                         (0..r.len())
@@ -159,7 +202,7 @@ impl Conn {
             Conn::Postgres(c) => {
                 // Statements prepared before a schema change may no longer fit it.
                 c.statements.clear();
-                c.client.batch_execute(sql)?
+                wait(c.client.batch_execute(sql))?
             }
         }
         Ok(())
@@ -192,7 +235,7 @@ impl Conn {
     fn batch_begin(&mut self, begin: &str) -> Result<(), ServerError> {
         match self {
             Conn::Sqlite(c) => c.execute_batch(begin)?,
-            Conn::Postgres(c) => c.client.batch_execute(begin)?,
+            Conn::Postgres(c) => wait(c.client.batch_execute(begin))?,
         }
         Ok(())
     }

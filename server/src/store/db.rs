@@ -55,15 +55,15 @@ impl Location {
     pub fn describe(&self) -> String {
         match self {
             Location::Sqlite(p) => format!("sqlite://{}", p.display()),
-            Location::Postgres(url) => match url.parse::<postgres::Config>().ok() {
+            Location::Postgres(url) => match url.parse::<tokio_postgres::Config>().ok() {
                 Some(c) => format!(
                     "postgres://{}@{}/{}",
                     c.get_user().unwrap_or(""),
                     c.get_hosts()
                         .first()
                         .map(|h| match h {
-                            postgres::config::Host::Tcp(h) => h.clone(),
-                            postgres::config::Host::Unix(p) => p.display().to_string(),
+                            tokio_postgres::config::Host::Tcp(h) => h.clone(),
+                            tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
                         })
                         .unwrap_or_default(),
                     c.get_dbname().unwrap_or("")
@@ -131,8 +131,7 @@ fn sqlite_conn(path: &Path, reader: bool) -> Result<Conn, ServerError> {
 }
 
 fn postgres_conn(url: &str, reader: bool) -> Result<Conn, ServerError> {
-    let client = postgres::Client::connect(url, postgres::NoTls)?;
-    let mut conn = Conn::Postgres(Box::new(PgConn::new(client)));
+    let mut conn = Conn::Postgres(Box::new(PgConn::connect(url)?));
     // As SQLite's `query_only`: a write sent to a read connection fails.
     conn.batch(if reader {
         "SET default_transaction_read_only = on; SET TIME ZONE 'UTC'"
@@ -140,6 +139,11 @@ fn postgres_conn(url: &str, reader: bool) -> Result<Conn, ServerError> {
         "SET TIME ZONE 'UTC'"
     })?;
     Ok(conn)
+}
+
+/// A writing connection to `location` outside any store (tests: another process).
+pub fn open_connection(location: &Location) -> Result<Conn, ServerError> {
+    connect(location, false)
 }
 
 fn connect(location: &Location, reader: bool) -> Result<Conn, ServerError> {

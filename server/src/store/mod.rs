@@ -22,6 +22,8 @@ pub mod matching;
 pub mod migrations;
 pub mod partners;
 pub mod sql;
+#[doc(hidden)]
+pub mod testing;
 
 use std::cell::Cell;
 
