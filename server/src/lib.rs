@@ -10,8 +10,9 @@
 //!
 //! Layout: handlers in `routes` (each documented with `#[utoipa::path]`), the typed
 //! responses they return in [`views`] (the OpenAPI document, [`openapi`], is generated
-//! from them), persistence in [`store`] (SQLite: partners and tokens, matching
-//! requests, the usage ledger), rate limits and quota arithmetic in [`limits`], usage
+//! from them), all persistence in [`store`] (SQLite or PostgreSQL: partners and
+//! tokens, matching requests, the usage ledger, quotas and outbox, qualification,
+//! dashboard accounts), rate limits and quota arithmetic in [`limits`], usage
 //! figures and quota warnings in [`usage`], partner qualification in
 //! [`qualification`], the partner dashboard in [`dashboard`].
 //!
@@ -211,13 +212,7 @@ impl AppState {
 )]
 async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let db = state.db.clone();
-    let database_ok = store::blocking(move || {
-        db.reader()
-            .query_row("SELECT 1", crate::args![], |r| r.get::<i64>(0))
-            .is_ok()
-    })
-    .await
-    .unwrap_or(false);
+    let database_ok = store::blocking(move || db.ping()).await.unwrap_or(false);
     let model = state.matcher.model_state();
     let embeddings = state.engine.vectors().is_some();
     let service_state = match (model, embeddings && database_ok) {

@@ -2,22 +2,18 @@
 //! requests), plus the once-per-quarter warning e-mail at 90 %.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
-use std::collections::BTreeMap;
 
-use uuid::Uuid;
-
-use crate::args;
 use crate::db::{Db, Partner};
 use crate::error::ServerError;
 use crate::matching_store::matching_usage_on;
 use crate::quota::{percentage, quarter_of, tier_allowance};
 use crate::store::conn::Conn;
-use crate::views::{
-    MatchingQuota, Period, Quota, QuotaCounter, QuotaStatus, Tier, UsageDay, UsageStats,
-};
+use crate::views::{MatchingQuota, Period, Quota, QuotaCounter, QuotaStatus, Tier};
+
+pub use crate::store::usage::{mark_sent, outbox, stats, OutboxMail};
 
 pub const MATCHING_ENDPOINT: &str = "POST /api/v1/matching";
-const GRANT_ENDPOINTS: [&str; 2] = ["GET /api/v1/grants", "GET /api/v1/grants/{id}"];
+pub(crate) const GRANT_ENDPOINTS: [&str; 2] = ["GET /api/v1/grants", "GET /api/v1/grants/{id}"];
 
 /// How the yearly allowances map onto quarters (configurable).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,73 +58,8 @@ pub fn period_start(period: Period, now: DateTime<Utc>) -> Option<DateTime<Utc>>
     })
 }
 
-/// The `stats` object of `GET /usage/stats` for a partner since `since`. `by_day`
-/// lists only days with traffic.
-pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<UsageStats, ServerError> {
-    let mut conn = db.reader();
-    let pid = partner_id.to_string();
-    let since = since.to_rfc3339();
-    let (total, ok, failed, avg): (i64, i64, i64, Option<f64>) = conn.query_row(
-        "SELECT COUNT(*),
-                CAST(COALESCE(SUM(CASE WHEN status BETWEEN 200 AND 299 THEN 1 ELSE 0 END), 0) AS BIGINT),
-                CAST(COALESCE(SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), 0) AS BIGINT),
-                AVG(latency_ms)
-         FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2",
-        args![&pid, &since],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-    )?;
-    let (matching, orgs): (i64, i64) = conn.query_row(
-        "SELECT COUNT(*), COUNT(DISTINCT organization_id) FROM usage_ledger
-         WHERE partner_id = ?1 AND created_at >= ?2 AND endpoint = ?3 AND status BETWEEN 200 AND 299",
-        args![&pid, &since, MATCHING_ENDPOINT],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    let grants: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 AND endpoint IN (?3, ?4)",
-        args![&pid, &since, GRANT_ENDPOINTS[0], GRANT_ENDPOINTS[1]],
-        |r| r.get(0),
-    )?;
-    let mut by_endpoint = BTreeMap::new();
-    for (e, n) in conn.query_map(
-        "SELECT endpoint, COUNT(*) FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 GROUP BY endpoint ORDER BY endpoint",
-        args![&pid, &since],
-        |r| Ok((r.get::<String>(0)?, r.get::<i64>(1)?)),
-    )? {
-        by_endpoint.insert(e, count(n));
-    }
-    let mut by_day = Vec::new();
-    let days = conn.query_map(
-        "SELECT substr(created_at, 1, 10) AS day, COUNT(*),
-                CAST(COALESCE(SUM(CASE WHEN endpoint = ?3 AND status BETWEEN 200 AND 299 THEN 1 ELSE 0 END), 0) AS BIGINT)
-         FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 GROUP BY day ORDER BY day",
-        args![&pid, &since, MATCHING_ENDPOINT],
-        |r| Ok((r.get::<String>(0)?, r.get::<i64>(1)?, r.get::<i64>(2)?)),
-    )?;
-    for (date, requests, matching_requests) in days {
-        let date = NaiveDate::parse_from_str(&date, "%Y-%m-%d")
-            .map_err(|e| ServerError::Task(format!("usage ledger: day `{date}`: {e}")))?;
-        by_day.push(UsageDay {
-            date,
-            requests: count(requests),
-            matching_requests: count(matching_requests),
-        });
-    }
-    Ok(UsageStats {
-        total_requests: count(total),
-        successful_requests: count(ok),
-        failed_requests: count(failed),
-        matching_requests: count(matching),
-        grants_requests: count(grants),
-        active_organizations: count(orgs),
-        average_response_time_ms: avg.map_or(0, |a| a.round().max(0.0) as u64),
-        average_response_time_ms_precise: avg.map_or(0.0, |a| (a.max(0.0) * 10.0).round() / 10.0),
-        by_endpoint,
-        by_day,
-    })
-}
-
 /// A count from SQL (never negative).
-fn count(n: i64) -> u64 {
+pub(crate) fn count(n: i64) -> u64 {
     n.max(0) as u64
 }
 
@@ -296,68 +227,10 @@ pub(crate) fn queue_quota_warnings_on(
             "Guten Tag,\n\nIhr Konto {} (Tarif {}) hat im Quartal {} {current} von {limit} {label} genutzt ({pct:.1} %).\nAnfragen werden weiterhin beantwortet; eine Überschreitung wird nachträglich abgerechnet.\nFür ein Upgrade wenden Sie sich bitte an uns.\n",
             partner.name, partner.tier, q.quarter
         );
-        let n = conn.execute(
-            "INSERT INTO email_outbox (partner_id, quarter, kind, recipient, subject, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT DO NOTHING",
-            args![partner.id, &q.quarter, kind.as_str(), &partner.contact_email, subject, body, now],
-        )?;
-        queued += n;
+        queued +=
+            crate::store::usage::queue_mail(conn, partner, &q.quarter, kind, &subject, &body, now)?;
     }
     Ok(queued)
-}
-
-/// An e-mail waiting in (or sent from) the outbox.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OutboxMail {
-    pub id: i64,
-    pub partner_id: String,
-    pub kind: WarningKind,
-    pub quarter: String,
-    pub recipient: Option<String>,
-    pub subject: String,
-    pub body: String,
-    pub sent: bool,
-}
-
-pub fn outbox(db: &Db, unsent_only: bool) -> Result<Vec<OutboxMail>, ServerError> {
-    db.reader().query_map(
-        "SELECT id, partner_id, kind, quarter, recipient, subject, body, sent_at IS NOT NULL FROM email_outbox
-         WHERE (?1 = 0 OR sent_at IS NULL) ORDER BY id",
-        args![unsent_only],
-        |r| {
-            let k: String = r.get(2)?;
-            Ok(OutboxMail {
-                id: r.get(0)?,
-                partner_id: r.get(1)?,
-                kind: WarningKind::parse(&k)
-                    .ok_or_else(|| ServerError::Database(format!("unknown warning kind `{k}`")))?,
-                quarter: r.get(3)?,
-                recipient: r.get(4)?,
-                subject: r.get(5)?,
-                body: r.get(6)?,
-                sent: r.get(7)?,
-            })
-        },
-    )
-}
-
-pub fn mark_sent(
-    db: &Db,
-    id: i64,
-    result: Result<(), String>,
-    now: DateTime<Utc>,
-) -> Result<(), ServerError> {
-    match result {
-        Ok(()) => db.writer().execute(
-            "UPDATE email_outbox SET sent_at = ?2, last_error = NULL WHERE id = ?1",
-            args![id, now],
-        )?,
-        Err(e) => db.writer().execute(
-            "UPDATE email_outbox SET last_error = ?2 WHERE id = ?1",
-            args![id, e],
-        )?,
-    };
-    Ok(())
 }
 
 /// Validates the `period` query value (default quarter).

@@ -258,6 +258,13 @@ impl Db {
         conn
     }
 
+    /// Whether the database answers (`GET /health`).
+    pub fn ping(&self) -> bool {
+        self.reader()
+            .query_row("SELECT 1", crate::args![], |r| r.get::<i64>(0))
+            .is_ok()
+    }
+
     /// Whether reads have connections of their own (a database file or server).
     pub fn has_readers(&self) -> bool {
         !self.readers.is_empty()
