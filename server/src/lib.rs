@@ -442,7 +442,11 @@ pub async fn serve(
     let local = listener
         .local_addr()
         .map_err(|e| ServerError::Io(e.to_string()))?;
-    tracing::info!(%local, grants = state.engine.catalogue.grants.len(), "grantmatch listening");
+    let database = state
+        .db
+        .location()
+        .map_or_else(|| "in memory".to_string(), db::Location::describe);
+    tracing::info!(%local, grants = state.engine.catalogue.grants.len(), %database, "grantmatch listening");
     state.ledger.spawn_flusher();
     qualification::spawn_assessor(state.clone());
     match smtp {

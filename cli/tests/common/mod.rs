@@ -222,6 +222,11 @@ impl Server {
         unreachable!("the last attempt panics")
     }
 
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// The server's log (its stderr) so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()

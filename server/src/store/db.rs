@@ -56,18 +56,22 @@ impl Location {
         match self {
             Location::Sqlite(p) => format!("sqlite://{}", p.display()),
             Location::Postgres(url) => match url.parse::<tokio_postgres::Config>().ok() {
-                Some(c) => format!(
-                    "postgres://{}@{}/{}",
-                    c.get_user().unwrap_or(""),
-                    c.get_hosts()
+                Some(c) => {
+                    let host = c
+                        .get_hosts()
                         .first()
                         .map(|h| match h {
                             tokio_postgres::config::Host::Tcp(h) => h.clone(),
                             tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
                         })
-                        .unwrap_or_default(),
-                    c.get_dbname().unwrap_or("")
-                ),
+                        .unwrap_or_default();
+                    let port = c.get_ports().first().copied().unwrap_or(5432);
+                    format!(
+                        "postgres://{}@{host}:{port}/{}",
+                        c.get_user().unwrap_or(""),
+                        c.get_dbname().unwrap_or("")
+                    )
+                }
                 None => "postgres://…".to_string(),
             },
         }
@@ -133,10 +137,11 @@ fn sqlite_conn(path: &Path, reader: bool) -> Result<Conn, ServerError> {
 fn postgres_conn(url: &str, reader: bool) -> Result<Conn, ServerError> {
     let mut conn = Conn::Postgres(Box::new(PgConn::connect(url)?));
     // As SQLite's `query_only`: a write sent to a read connection fails.
+    // Notices ("already exists, skipping") are no news for the log.
     conn.batch(if reader {
-        "SET default_transaction_read_only = on; SET TIME ZONE 'UTC'"
+        "SET default_transaction_read_only = on; SET client_min_messages = warning"
     } else {
-        "SET TIME ZONE 'UTC'"
+        "SET client_min_messages = warning"
     })?;
     Ok(conn)
 }
@@ -375,6 +380,29 @@ mod tests {
             ..Default::default()
         })
         .unwrap()
+    }
+
+    #[test]
+    fn database_urls() {
+        let dir = Path::new("/srv/data");
+        let file = Location::Sqlite(dir.join(DB_FILE));
+        assert_eq!(Location::parse(None, dir).unwrap(), file);
+        assert_eq!(Location::parse(Some(""), dir).unwrap(), file);
+        assert_eq!(Location::parse(Some("sqlite://"), dir).unwrap(), file);
+        assert_eq!(
+            Location::parse(Some("sqlite:///var/gm.sqlite"), dir).unwrap(),
+            Location::Sqlite("/var/gm.sqlite".into())
+        );
+        let pg =
+            Location::parse(Some("postgres://gm:secret@db.internal:5433/grants"), dir).unwrap();
+        assert_eq!(
+            pg,
+            Location::Postgres("postgres://gm:secret@db.internal:5433/grants".into())
+        );
+        // Never the password.
+        assert_eq!(pg.describe(), "postgres://gm@db.internal:5433/grants");
+        let err = Location::parse(Some("mysql://gm:secret@h/db"), dir).unwrap_err();
+        assert!(!err.to_string().contains("secret"), "{err}");
     }
 
     #[test]
