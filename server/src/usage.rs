@@ -10,7 +10,7 @@ use crate::quota::{percentage, quarter_of, tier_allowance};
 use crate::store::conn::Conn;
 use crate::views::{MatchingQuota, Period, Quota, QuotaCounter, QuotaStatus, Tier};
 
-pub use crate::store::usage::{mark_sent, outbox, stats, OutboxMail};
+pub use crate::store::usage::{claim_mail, mark_sent, outbox, stats, OutboxMail, CLAIM_LEASE};
 
 pub const MATCHING_ENDPOINT: &str = "POST /api/v1/matching";
 pub(crate) const GRANT_ENDPOINTS: [&str; 2] = ["GET /api/v1/grants", "GET /api/v1/grants/{id}"];

@@ -10,7 +10,7 @@
 //! function for migration 8's generation triggers.
 
 /// How many migrations there are: the schema version of a current database.
-pub const VERSIONS: usize = 8;
+pub const VERSIONS: usize = 9;
 
 pub const SQLITE: [&str; VERSIONS] = [
     r#"
@@ -218,6 +218,11 @@ CREATE TRIGGER partner_assessment_delete_generation AFTER DELETE ON partner_asse
     ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
 END;
 "#,
+    // Who sends an outbox e-mail: a replica claims it before sending, so that several
+    // replicas on one database send each e-mail once (store/usage.rs, `claim_mail`).
+    r#"
+ALTER TABLE email_outbox ADD COLUMN claimed_at TEXT;
+"#,
 ];
 
 pub const POSTGRES: [&str; VERSIONS] = [
@@ -398,5 +403,8 @@ CREATE TRIGGER partner_categories_generation AFTER INSERT OR UPDATE OR DELETE ON
     FOR EACH ROW EXECUTE FUNCTION bump_annotations_generation();
 CREATE TRIGGER partner_assessment_generation AFTER INSERT OR DELETE ON partner_assessment
     FOR EACH ROW EXECUTE FUNCTION bump_annotations_generation();
+"#,
+    r#"
+ALTER TABLE email_outbox ADD COLUMN claimed_at TEXT;
 "#,
 ];

@@ -133,6 +133,24 @@ pub fn outbox(db: &Db, unsent_only: bool) -> Result<Vec<OutboxMail>, ServerError
     )
 }
 
+/// How long a claim on an outbox e-mail holds: a sender that has not marked the
+/// e-mail sent (or failed) by then is taken to have crashed, and another may send it.
+pub const CLAIM_LEASE: chrono::Duration = chrono::Duration::minutes(10);
+
+/// Claims an unsent e-mail for sending by this process. True when the caller may send
+/// it: no other process (replica) holds a claim younger than [`CLAIM_LEASE`]. One
+/// statement, so two replicas never both get the same e-mail.
+pub fn claim_mail(db: &Db, id: i64, now: DateTime<Utc>) -> Result<bool, ServerError> {
+    let n = db.writer().execute(
+        "UPDATE email_outbox SET claimed_at = ?2
+         WHERE id = ?1 AND sent_at IS NULL AND (claimed_at IS NULL OR claimed_at < ?3)",
+        args![id, now, now - CLAIM_LEASE],
+    )?;
+    Ok(n == 1)
+}
+
+/// Records the outcome of sending an e-mail; a failure releases the claim (it is sent
+/// again on a later pass, by any replica).
 pub fn mark_sent(
     db: &Db,
     id: i64,
@@ -145,9 +163,54 @@ pub fn mark_sent(
             args![id, now],
         )?,
         Err(e) => db.writer().execute(
-            "UPDATE email_outbox SET last_error = ?2 WHERE id = ?1",
+            "UPDATE email_outbox SET last_error = ?2, claimed_at = NULL WHERE id = ?1",
             args![id, e],
         )?,
     };
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::NewPartner;
+    use chrono::TimeZone;
+
+    #[test]
+    fn an_outbox_mail_is_claimed_by_one_sender_at_a_time() {
+        let db = Db::in_memory().unwrap();
+        let p = db
+            .create_partner(&NewPartner {
+                name: "P".into(),
+                tier: "starter".into(),
+                contact_email: Some("p@example.org".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 11, 26, 12, 0, 0).unwrap();
+        let kind = WarningKind::MatchingRequests;
+        assert_eq!(
+            queue_mail(&mut db.writer(), &p, "2026-Q4", kind, "s", "b", now).unwrap(),
+            1
+        );
+        assert_eq!(
+            queue_mail(&mut db.writer(), &p, "2026-Q4", kind, "s", "b", now).unwrap(),
+            0
+        );
+        let id = outbox(&db, true).unwrap()[0].id;
+        // Two replicas: the first claim wins, the second waits for the lease.
+        assert!(claim_mail(&db, id, now).unwrap());
+        assert!(!claim_mail(&db, id, now + chrono::Duration::seconds(30)).unwrap());
+        // A failed send releases the claim.
+        mark_sent(&db, id, Err("relay down".into()), now).unwrap();
+        assert!(claim_mail(&db, id, now).unwrap());
+        // A sender that crashed holding the claim: another takes over after the lease.
+        assert!(!claim_mail(&db, id, now + CLAIM_LEASE).unwrap());
+        let later = now + CLAIM_LEASE + chrono::Duration::seconds(1);
+        assert!(claim_mail(&db, id, later).unwrap());
+        // Sent: nobody claims it again.
+        mark_sent(&db, id, Ok(()), later).unwrap();
+        assert!(!claim_mail(&db, id, later + CLAIM_LEASE * 2).unwrap());
+        assert!(outbox(&db, true).unwrap().is_empty());
+    }
 }
