@@ -21,11 +21,13 @@ test-rust:
 	$(CARGO) test --workspace --locked
 	$(CARGO) bench --workspace --locked --no-run
 
-# The server's tests (the whole API suite) and the CLI's end-to-end tests once more
-# against a real PostgreSQL: a throwaway server from Debian's packages (installed only
-# when missing), started in a temporary directory and stopped afterwards.
+# The API suite and the CLI's end-to-end tests once more against a real PostgreSQL: a
+# throwaway server from Debian's packages (installed only when missing), started in a
+# temporary directory and stopped afterwards. `--workspace` with the test targets named
+# reuses test-rust's build (the same features).
 test-postgres:
-	scripts/postgres/with-postgres.sh $(CARGO) test --locked -p grantmatch-server -p grantmatch-cli
+	scripts/postgres/with-postgres.sh $(CARGO) test --workspace --locked \
+		--test api --test e2e --test e2e_usage --test e2e_replicas
 
 # Chromium and ChromeDriver (Debian packages) for the dashboard's browser test; installed
 # only when missing.

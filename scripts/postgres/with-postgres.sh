@@ -24,8 +24,11 @@ fi
 DIR=$(mktemp -d /tmp/grantmatch-pg.XXXXXX)
 RUN=()
 if [ "$(id -u)" = 0 ]; then
-  chown postgres: "$DIR"
-  RUN=(runuser -u postgres --)
+  # initdb refuses to run as root: the package's `postgres` user, else `nobody`.
+  PGUSER_OS=postgres
+  id -u postgres >/dev/null 2>&1 || PGUSER_OS=nobody
+  chown "$PGUSER_OS" "$DIR"
+  RUN=(runuser -u "$PGUSER_OS" --)
 fi
 chmod 700 "$DIR"
 

@@ -364,3 +364,72 @@ async fn a_billed_matching_is_one_transaction_with_its_ledger_row() {
 fn db_token(db: &Db, partner: Uuid, scopes: &[String]) -> String {
     db.create_token(partner, scopes).unwrap().1
 }
+
+/// PostgreSQL only (nothing to close on SQLite): connections the server closes — a
+/// restart, an administrator's `pg_terminate_backend` — are opened again on their next
+/// use, and requests keep being answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_connections_closed_by_the_server_are_reopened() {
+    use grantmatch_server::db::Location;
+    use grantmatch_server::store::conn::PgConn;
+    let Some(url) = grantmatch_server::store::testing::postgres_url() else {
+        eprintln!("SQLite run: nothing to test");
+        return;
+    };
+    // A database of its own: terminating its connections touches no other test.
+    let name = format!("reconnect_{}", Uuid::new_v4().simple());
+    let (base, _) = url.rsplit_once('/').unwrap();
+    let db_url = format!("{base}/{name}");
+    let mut admin = off_runtime(|| {
+        let mut admin = Conn::Postgres(Box::new(PgConn::connect(&url).unwrap()));
+        admin.batch(&format!("CREATE DATABASE {name}")).unwrap();
+        admin
+    });
+    let (db, token) = off_runtime(|| {
+        let db = Db::connect(&Location::Postgres(db_url.clone())).unwrap();
+        let p = db
+            .create_partner(&NewPartner {
+                name: "Reconnect".into(),
+                tier: "starter".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        let token = db_token(&db, p.id, &["grants:read".to_string()]);
+        (db, token)
+    });
+    let state = Arc::new(
+        AppState::new(tiny_engine_plain(), Arc::new(db)).with_rate_limits(RateLimits {
+            enabled: false,
+            ..Default::default()
+        }),
+    );
+    let auth = format!("Bearer {token}");
+    let headers = [("authorization", auth.as_str())];
+    let get = || send_with(&state, "GET", "/api/v1/grants?per_page=1", &headers, vec![]);
+    for _ in 0..8 {
+        assert_eq!(get().await.status, 200);
+    }
+    let terminated = off_runtime(|| {
+        admin
+            .query_row(
+                "SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = ?1 AND pid <> pg_backend_pid()) t",
+                args![name.as_str()],
+                |r| r.get::<i64>(0),
+            )
+            .unwrap()
+    });
+    // The writer and the four readers.
+    assert_eq!(terminated, 5);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for _ in 0..8 {
+        let r = get().await;
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+    // Writes too: the ledger's rows of these requests.
+    let ledger = state.ledger.clone();
+    let flushed = grantmatch_server::store::blocking(move || ledger.flush())
+        .await
+        .unwrap();
+    assert!(flushed.unwrap() >= 16);
+}
