@@ -27,7 +27,7 @@ test-rust:
 # reuses test-rust's build (the same features).
 test-postgres:
 	scripts/postgres/with-postgres.sh $(CARGO) test --workspace --locked \
-		--test api --test e2e --test e2e_usage --test e2e_replicas
+		--test api --test e2e --test e2e_usage --test e2e_store
 
 # Chromium and ChromeDriver (Debian packages) for the dashboard's browser test; installed
 # only when missing.

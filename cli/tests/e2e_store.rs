@@ -1,7 +1,7 @@
-//! Several `grantmatch serve` processes on one store, and a crash under load — with the
-//! real binary over HTTP, on the store the tests run against: the SQLite file of the
-//! data directory, or (`make test-postgres`, GRANTMATCH_TEST_DATABASE_URL) a PostgreSQL
-//! schema shared by both replicas.
+//! The store with the real binary: `db migrate`, several `grantmatch serve` processes
+//! on one store, and a crash under load — on the store the tests run against: the SQLite
+//! file of the data directory, or (`make test-postgres`, GRANTMATCH_TEST_DATABASE_URL) a
+//! PostgreSQL schema shared by both replicas.
 
 mod common;
 
@@ -116,6 +116,31 @@ fn post(server: &Server, token: &str, body: &Value, respond_async: bool) -> (u16
         assert!(start.elapsed() < MODEL_TIMEOUT, "still 503: {v}");
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// `db migrate` creates the schema (9 migrations) and is idempotent; an unknown URL
+/// scheme is refused without echoing a password.
+#[test]
+fn db_migrate_creates_the_schema_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    assert_eq!(run_ok(&data, &["db", "migrate"]).trim(), "9");
+    assert_eq!(run_ok(&data, &["db", "migrate"]).trim(), "9");
+    assert_eq!(run_ok(&data, &["partner", "list"]), "");
+    let err = run_err(
+        &data,
+        &[
+            "--database-url",
+            "mysql://gm:hunter2@db/gm",
+            "partner",
+            "list",
+        ],
+    );
+    assert!(
+        err.contains("expected sqlite://PATH or postgres://"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
 }
 
 /// Two replicas on one store: a matching request made on one is readable on the other
