@@ -2,7 +2,7 @@
 CARGO ?= cargo
 BIN := $(or $(CARGO_TARGET_DIR),target)/release/grantmatch
 
-.PHONY: serve test build model browser-setup test-rust test-python fuzz deny bench bench-quick bench-numpy loadtest lint fixtures eval clean
+.PHONY: serve test build model browser-setup test-rust test-postgres test-python fuzz deny bench bench-quick bench-numpy loadtest lint fixtures eval clean
 
 build:
 	$(CARGO) build --release --locked -p grantmatch-cli
@@ -15,11 +15,19 @@ model:
 serve: build model
 	scripts/serve.sh
 
-test: model test-rust test-python
+test: model test-rust test-postgres test-python
 
 test-rust:
 	$(CARGO) test --workspace --locked
 	$(CARGO) bench --workspace --locked --no-run
+
+# The API suite and the CLI's end-to-end tests once more against a real PostgreSQL: a
+# throwaway server from Debian's packages (installed only when missing), started in a
+# temporary directory and stopped afterwards. `--workspace` with the test targets named
+# reuses test-rust's build (the same features).
+test-postgres:
+	scripts/postgres/with-postgres.sh $(CARGO) test --workspace --locked \
+		--test api --test e2e --test e2e_usage --test e2e_store
 
 # Chromium and ChromeDriver (Debian packages) for the dashboard's browser test; installed
 # only when missing.

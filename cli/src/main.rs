@@ -27,7 +27,7 @@ mod config;
     about = "Grant funding data and matching service"
 )]
 struct Cli {
-    /// Data directory: imported catalogue and the SQLite database.
+    /// Data directory: imported catalogue and (by default) the SQLite database.
     #[arg(
         long,
         global = true,
@@ -35,6 +35,17 @@ struct Cli {
         default_value = "./data"
     )]
     data_dir: PathBuf,
+    /// Database of partners, tokens, matching requests, usage and quotas: unset or
+    /// `sqlite://` = the SQLite file in the data directory, `sqlite://PATH` = that file,
+    /// `postgres://user:password@host:port/dbname` = PostgreSQL (several `serve`
+    /// replicas may share it). Migrations are applied on start and by `db migrate`.
+    #[arg(
+        long,
+        global = true,
+        env = "GRANTMATCH_DATABASE_URL",
+        hide_env_values = true
+    )]
+    database_url: Option<String>,
     /// Directory of the embedding model assets (default ~/.cache/grantmatch/model).
     #[arg(long, global = true, env = "GRANTMATCH_MODEL_DIR")]
     model_dir: Option<PathBuf>,
@@ -77,6 +88,9 @@ enum Command {
     /// Manage partners.
     #[command(subcommand)]
     Partner(PartnerCmd),
+    /// The database (`--database-url`).
+    #[command(subcommand)]
+    Db(DbCmd),
     /// Manage API tokens.
     #[command(subcommand)]
     Token(TokenCmd),
@@ -303,7 +317,15 @@ fn main() -> ExitCode {
     }
 }
 
+#[derive(Subcommand)]
+enum DbCmd {
+    /// Create the schema or apply missing migrations (serve and every command also do
+    /// this on start); prints the schema version.
+    Migrate,
+}
+
 fn run(cli: Cli) -> Result<()> {
+    let store = config::Store::new(cli.data_dir.clone(), cli.database_url.as_deref())?;
     let data_dir = cli.data_dir;
     let model = config::model_config(cli.model_dir, &cli.model_variant)?;
     match cli.command {
@@ -345,26 +367,27 @@ fn run(cli: Cli) -> Result<()> {
                 without_keywords,
             },
         ),
-        Command::Serve(args) => cmd::serve::run(&data_dir, model, args),
+        Command::Serve(args) => cmd::serve::run(&store, model, args),
+        Command::Db(DbCmd::Migrate) => cmd::database::migrate(&store),
         Command::Usage {
             partner,
             period,
             quota_quarter_share,
-        } => cmd::usage::run(&data_dir, &partner, &period, quota_quarter_share),
-        Command::Partner(PartnerCmd::Create(p)) => cmd::partner::create(&data_dir, p),
-        Command::Partner(PartnerCmd::List) => cmd::partner::list(&data_dir),
-        Command::Partner(PartnerCmd::User(c)) => cmd::partner::users(&data_dir, c),
+        } => cmd::usage::run(&store, &partner, &period, quota_quarter_share),
+        Command::Partner(PartnerCmd::Create(p)) => cmd::partner::create(&store, p),
+        Command::Partner(PartnerCmd::List) => cmd::partner::list(&store),
+        Command::Partner(PartnerCmd::User(c)) => cmd::partner::users(&store, c),
         Command::Partner(PartnerCmd::Qualification(c)) => {
-            cmd::qualification::run_qualification(&data_dir, c)
+            cmd::qualification::run_qualification(&store, c)
         }
-        Command::Partner(PartnerCmd::Category(c)) => cmd::qualification::run_category(&data_dir, c),
+        Command::Partner(PartnerCmd::Category(c)) => cmd::qualification::run_category(&store, c),
         Command::Partner(PartnerCmd::Status { partner }) => {
-            cmd::qualification::run_status(&data_dir, &partner)
+            cmd::qualification::run_status(&store, &partner)
         }
         Command::Token(TokenCmd::Create { partner, scopes }) => {
-            cmd::token::create(&data_dir, &partner, scopes)
+            cmd::token::create(&store, &partner, scopes)
         }
-        Command::Token(TokenCmd::Revoke { token_id }) => cmd::token::revoke(&data_dir, token_id),
-        Command::Token(TokenCmd::List { partner }) => cmd::token::list(&data_dir, &partner),
+        Command::Token(TokenCmd::Revoke { token_id }) => cmd::token::revoke(&store, token_id),
+        Command::Token(TokenCmd::List { partner }) => cmd::token::list(&store, &partner),
     }
 }

@@ -13,6 +13,11 @@ use utoipa::ToSchema;
 pub enum ServerError {
     #[error("database: {0}")]
     Db(#[from] rusqlite::Error),
+    #[error("database: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// A stored value of an unexpected type, or a database URL that names no backend.
+    #[error("database: {0}")]
+    Database(String),
     #[error("{0}")]
     Invalid(String),
     #[error("I/O: {0}")]

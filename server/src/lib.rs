@@ -10,8 +10,9 @@
 //!
 //! Layout: handlers in `routes` (each documented with `#[utoipa::path]`), the typed
 //! responses they return in [`views`] (the OpenAPI document, [`openapi`], is generated
-//! from them), persistence in [`store`] (SQLite: partners and tokens, matching
-//! requests, the usage ledger), rate limits and quota arithmetic in [`limits`], usage
+//! from them), all persistence in [`store`] (SQLite or PostgreSQL: partners and
+//! tokens, matching requests, the usage ledger, quotas and outbox, qualification,
+//! dashboard accounts), rate limits and quota arithmetic in [`limits`], usage
 //! figures and quota warnings in [`usage`], partner qualification in
 //! [`qualification`], the partner dashboard in [`dashboard`].
 //!
@@ -181,8 +182,14 @@ impl AppState {
 
     /// Opens the imported catalogue and the database of a data directory.
     pub fn open(data_dir: &Path) -> Result<Self, ServerError> {
+        Self::open_with(data_dir, &db::Location::parse(None, data_dir)?)
+    }
+
+    /// Opens the imported catalogue of a data directory and the database at
+    /// `location` (`--database-url`).
+    pub fn open_with(data_dir: &Path, location: &db::Location) -> Result<Self, ServerError> {
         let engine = Engine::open(data_dir)?;
-        let db = Db::open(data_dir)?;
+        let db = Db::connect(location)?;
         Ok(Self::new(Arc::new(engine), Arc::new(db)))
     }
 }
@@ -205,13 +212,7 @@ impl AppState {
 )]
 async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let db = state.db.clone();
-    let database_ok = store::blocking(move || {
-        db.reader()
-            .query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
-            .is_ok()
-    })
-    .await
-    .unwrap_or(false);
+    let database_ok = store::blocking(move || db.ping()).await.unwrap_or(false);
     let model = state.matcher.model_state();
     let embeddings = state.engine.vectors().is_some();
     let service_state = match (model, embeddings && database_ok) {
@@ -441,7 +442,11 @@ pub async fn serve(
     let local = listener
         .local_addr()
         .map_err(|e| ServerError::Io(e.to_string()))?;
-    tracing::info!(%local, grants = state.engine.catalogue.grants.len(), "grantmatch listening");
+    let database = state
+        .db
+        .location()
+        .map_or_else(|| "in memory".to_string(), db::Location::describe);
+    tracing::info!(%local, grants = state.engine.catalogue.grants.len(), %database, "grantmatch listening");
     state.ledger.spawn_flusher();
     qualification::spawn_assessor(state.clone());
     match smtp {

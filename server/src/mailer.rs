@@ -7,7 +7,7 @@ use std::time::Duration;
 use lettre::message::Mailbox;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
-use crate::usage::{mark_sent, outbox};
+use crate::usage::{claim_mail, mark_sent, outbox};
 use crate::AppState;
 
 /// SMTP settings: `smtp://host:port` (plain SMTP to a local relay) and the sender.
@@ -61,6 +61,17 @@ async fn send_pending(state: &Arc<AppState>, cfg: &SmtpConfig) {
             tracing::warn!(partner = %m.partner_id, "quota warning e-mail has no recipient (no contact e-mail); kept in the outbox");
             continue;
         };
+        // Several replicas may read the same unsent e-mail: only the one whose claim
+        // succeeds sends it.
+        let (id, now) = (m.id, state.clock.now());
+        match crate::store::with_db(&state.db, move |db| claim_mail(db, id, now)).await {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot claim an outbox e-mail");
+                continue;
+            }
+        }
         let result = async {
             let msg = Message::builder()
                 .from(cfg.from.parse::<Mailbox>().map_err(|e| e.to_string())?)

@@ -28,14 +28,17 @@ use std::time::Duration;
 use chrono::Utc;
 use grantmatch_engine::qualify::{self, CustomCategory, QualificationPrompt, QualificationRules};
 use grantmatch_engine::{Engine, Idx, ResolvedScope, Scope};
-use rusqlite::types::Value as SqlValue;
-use rusqlite::{params, OptionalExtension};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use crate::db::{Db, Partner};
 use crate::error::ServerError;
+use crate::store::qualification as store;
+pub use crate::store::qualification::{
+    add_category, categories, clear_prompt, config, remove_category, set_prompt, versions,
+};
+use crate::store::sql::Value as SqlValue;
 use crate::views::{self as api, Annotations};
 use crate::AppState;
 
@@ -90,234 +93,6 @@ pub struct NewCategory {
     pub keywords: Vec<String>,
 }
 
-fn now() -> String {
-    Utc::now().to_rfc3339()
-}
-
-fn bump_version(tx: &rusqlite::Transaction<'_>, partner: Uuid) -> Result<i64, ServerError> {
-    tx.execute(
-        "INSERT INTO partner_assessment (partner_id, version, updated_at) VALUES (?1, 1, ?2)
-         ON CONFLICT(partner_id) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at",
-        params![partner.to_string(), now()],
-    )?;
-    Ok(tx.query_row(
-        "SELECT version FROM partner_assessment WHERE partner_id = ?1",
-        [partner.to_string()],
-        |r| r.get(0),
-    )?)
-}
-
-/// Sets the partner's prompt and its rules (none: the prompt's reading alone); clears
-/// its qualification results. Returns the new version. Check the rules against the
-/// catalogue first ([`QualificationPrompt::read`]).
-pub fn set_prompt(
-    db: &Db,
-    partner: Uuid,
-    prompt: &str,
-    rules: Option<&QualificationRules>,
-) -> Result<i64, ServerError> {
-    let prompt = prompt.trim();
-    if prompt.is_empty() {
-        return Err(ServerError::Invalid(
-            "the qualification prompt is empty (use `partner qualification clear` to remove it)"
-                .into(),
-        ));
-    }
-    if prompt.chars().count() > 5000 {
-        return Err(ServerError::Invalid(
-            "the qualification prompt is longer than 5,000 characters".into(),
-        ));
-    }
-    let mut conn = db.writer();
-    let tx = conn.transaction()?;
-    let version = bump_version(&tx, partner)?;
-    let rules = rules
-        .filter(|r| !r.is_empty())
-        .map(|r| serde_json::to_string(r).expect("rules serialise"));
-    tx.execute(
-        "UPDATE partner_assessment SET prompt = ?2, prompt_updated_at = ?3, rules = ?4 WHERE partner_id = ?1",
-        params![partner.to_string(), prompt, now(), rules],
-    )?;
-    tx.execute(
-        "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
-        [partner.to_string()],
-    )?;
-    tx.commit()?;
-    Ok(version)
-}
-
-/// Removes the partner's prompt and its qualification results. False when none was set.
-pub fn clear_prompt(db: &Db, partner: Uuid) -> Result<bool, ServerError> {
-    let mut conn = db.writer();
-    let tx = conn.transaction()?;
-    let had: bool = tx
-        .query_row(
-            "SELECT prompt IS NOT NULL FROM partner_assessment WHERE partner_id = ?1",
-            [partner.to_string()],
-            |r| r.get(0),
-        )
-        .optional()?
-        .unwrap_or(false);
-    if had {
-        bump_version(&tx, partner)?;
-        tx.execute(
-            "UPDATE partner_assessment SET prompt = NULL, prompt_updated_at = ?2, rules = NULL WHERE partner_id = ?1",
-            params![partner.to_string(), now()],
-        )?;
-        tx.execute(
-            "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
-            [partner.to_string()],
-        )?;
-    }
-    tx.commit()?;
-    Ok(had)
-}
-
-/// Adds a category; clears the partner's category results (they are re-assessed).
-pub fn add_category(
-    db: &Db,
-    partner: Uuid,
-    c: &NewCategory,
-) -> Result<CustomCategory, ServerError> {
-    let cat = CustomCategory::new(
-        Uuid::new_v4(),
-        &c.name,
-        &c.name_en,
-        c.description.as_deref(),
-        &c.keywords,
-    )
-    .map_err(ServerError::Invalid)?;
-    let mut conn = db.writer();
-    let tx = conn.transaction()?;
-    let dup: bool = tx
-        .query_row(
-            "SELECT 1 FROM partner_categories WHERE partner_id = ?1 AND name = ?2",
-            params![partner.to_string(), cat.name],
-            |_| Ok(true),
-        )
-        .optional()?
-        .unwrap_or(false);
-    if dup {
-        return Err(ServerError::Invalid(format!(
-            "the partner already has a category named `{}`",
-            cat.name
-        )));
-    }
-    tx.execute(
-        "INSERT INTO partner_categories (id, partner_id, name, name_en, description, keywords, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
-            cat.id.to_string(),
-            partner.to_string(),
-            cat.name,
-            cat.name_en,
-            cat.description,
-            serde_json::to_string(&cat.keywords).unwrap_or_else(|_| "[]".into()),
-            now()
-        ],
-    )?;
-    bump_version(&tx, partner)?;
-    tx.execute(
-        "UPDATE partner_grant_results SET category_ids = NULL, categories_key = NULL WHERE partner_id = ?1",
-        [partner.to_string()],
-    )?;
-    tx.commit()?;
-    Ok(cat)
-}
-
-/// Removes a category of the partner. False when the partner has no such category.
-pub fn remove_category(db: &Db, partner: Uuid, id: Uuid) -> Result<bool, ServerError> {
-    let mut conn = db.writer();
-    let tx = conn.transaction()?;
-    let n = tx.execute(
-        "DELETE FROM partner_categories WHERE id = ?1 AND partner_id = ?2",
-        params![id.to_string(), partner.to_string()],
-    )?;
-    if n == 1 {
-        bump_version(&tx, partner)?;
-        tx.execute(
-            "UPDATE partner_grant_results SET category_ids = NULL, categories_key = NULL WHERE partner_id = ?1",
-            [partner.to_string()],
-        )?;
-    }
-    tx.commit()?;
-    Ok(n == 1)
-}
-
-/// The partner's categories, in creation order.
-pub fn categories(db: &Db, partner: Uuid) -> Result<Vec<CustomCategory>, ServerError> {
-    let conn = db.reader();
-    let mut st = conn.prepare_cached(
-        "SELECT id, name, name_en, description, keywords FROM partner_categories
-         WHERE partner_id = ?1 ORDER BY created_at, rowid",
-    )?;
-    let rows = st
-        .query_map([partner.to_string()], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, String>(4)?,
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter()
-        .map(|(id, name, name_en, description, keywords)| {
-            Ok(CustomCategory {
-                id: Uuid::parse_str(&id)
-                    .map_err(|e| ServerError::Invalid(format!("stored category id: {e}")))?,
-                name,
-                name_en,
-                description,
-                keywords: serde_json::from_str(&keywords).unwrap_or_default(),
-            })
-        })
-        .collect()
-}
-
-/// The partner's configuration (version 0 and nothing set when never configured).
-pub fn config(db: &Db, partner: Uuid) -> Result<PartnerConfig, ServerError> {
-    let row = db
-        .reader()
-        .query_row(
-            "SELECT version, prompt, prompt_updated_at, rules FROM partner_assessment WHERE partner_id = ?1",
-            [partner.to_string()],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, Option<String>>(1)?,
-                    r.get::<_, Option<String>>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                ))
-            },
-        )
-        .optional()?;
-    let (version, prompt, prompt_updated_at, rules) = row.unwrap_or((0, None, None, None));
-    let rules = rules
-        .map(|r| QualificationRules::from_json(&r))
-        .transpose()
-        .map_err(|e| ServerError::Io(format!("stored {e}")))?;
-    Ok(PartnerConfig {
-        version,
-        prompt,
-        prompt_updated_at,
-        rules,
-        categories: categories(db, partner)?,
-    })
-}
-
-fn version_of(conn: &rusqlite::Connection, partner: Uuid) -> Result<i64, ServerError> {
-    Ok(conn
-        .query_row(
-            "SELECT version FROM partner_assessment WHERE partner_id = ?1",
-            [partner.to_string()],
-            |r| r.get(0),
-        )
-        .optional()?
-        .unwrap_or(0))
-}
-
 // ---------------------------------------------------------------------------------
 // Annotations shown to the partner
 // ---------------------------------------------------------------------------------
@@ -335,115 +110,21 @@ pub struct GrantResult {
 /// Empty (the default) means null/[] everywhere.
 #[derive(Debug, Clone, Default)]
 pub struct PartnerAnnotations {
-    results: HashMap<Uuid, GrantResult>,
-    categories: HashMap<Uuid, (String, String)>,
+    pub(crate) results: HashMap<Uuid, GrantResult>,
+    pub(crate) categories: HashMap<Uuid, (String, String)>,
 }
 
 impl PartnerAnnotations {
     /// Loads the partner's results for `grants` (all of its results when `None`).
     pub fn load(db: &Db, partner: Uuid, grants: Option<&[Uuid]>) -> Result<Self, ServerError> {
-        Self::load_on(&db.reader(), partner, grants)
+        store::load_annotations(&mut db.reader(), partner, grants)
     }
 
     /// All of the partner's annotations and their generation (see
     /// [`crate::db::TokenInfo::annotations_generation`]), read in one snapshot: the
     /// result is the database's state at that generation.
     pub fn load_current(db: &Db, partner: Uuid) -> Result<(i64, Self), ServerError> {
-        let mut conn = db.reader();
-        // A deferred transaction: its first read fixes the snapshot of both reads.
-        let tx = conn.transaction()?;
-        let generation: i64 = tx.query_row(
-            "SELECT COALESCE((SELECT generation FROM partner_annotations_generation WHERE partner_id = ?1), 0)",
-            [partner.to_string()],
-            |r| r.get(0),
-        )?;
-        let ann = Self::load_on(&tx, partner, None)?;
-        tx.commit()?;
-        Ok((generation, ann))
-    }
-
-    fn load_on(
-        conn: &rusqlite::Connection,
-        partner: Uuid,
-        grants: Option<&[Uuid]>,
-    ) -> Result<Self, ServerError> {
-        let configured: bool = conn
-            .query_row(
-                "SELECT 1 FROM partner_assessment WHERE partner_id = ?1",
-                [partner.to_string()],
-                |_| Ok(true),
-            )
-            .optional()?
-            .unwrap_or(false);
-        if !configured || grants.is_some_and(|g| g.is_empty()) {
-            return Ok(Self::default());
-        }
-        let mut categories = HashMap::new();
-        {
-            let mut st = conn.prepare_cached(
-                "SELECT id, name, name_en FROM partner_categories WHERE partner_id = ?1",
-            )?;
-            let rows = st.query_map([partner.to_string()], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                ))
-            })?;
-            for row in rows {
-                let (id, name, name_en) = row?;
-                if let Ok(id) = Uuid::parse_str(&id) {
-                    categories.insert(id, (name, name_en));
-                }
-            }
-        }
-        let mut sql = String::from(
-            "SELECT grant_id, ai_qualified, reasoning, category_ids FROM partner_grant_results WHERE partner_id = ?1",
-        );
-        let mut args: Vec<String> = vec![partner.to_string()];
-        if let Some(g) = grants {
-            sql.push_str(" AND grant_id IN (");
-            for (i, id) in g.iter().enumerate() {
-                if i > 0 {
-                    sql.push(',');
-                }
-                sql.push_str(&format!("?{}", i + 2));
-                args.push(id.to_string());
-            }
-            sql.push(')');
-        }
-        let mut st = conn.prepare(&sql)?;
-        let rows = st.query_map(rusqlite::params_from_iter(args.iter()), |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<bool>>(1)?,
-                r.get::<_, Option<String>>(2)?,
-                r.get::<_, Option<String>>(3)?,
-            ))
-        })?;
-        let mut results = HashMap::new();
-        for row in rows {
-            let (gid, q, reasoning, cats) = row?;
-            let Ok(gid) = Uuid::parse_str(&gid) else {
-                continue;
-            };
-            let category_ids: Vec<Uuid> = cats
-                .and_then(|c| serde_json::from_str(&c).ok())
-                .unwrap_or_default();
-            results.insert(
-                gid,
-                GrantResult {
-                    // Both or neither: a decision is shown only with its reasoning.
-                    ai_qualified: q.filter(|_| reasoning.is_some()),
-                    reasoning: reasoning.filter(|_| q.is_some()),
-                    category_ids,
-                },
-            );
-        }
-        Ok(PartnerAnnotations {
-            results,
-            categories,
-        })
+        store::load_current_annotations(db, partner)
     }
 
     /// `ai_qualified` of a grant (None = not assessed).
@@ -632,22 +313,8 @@ pub fn plan(
 ) -> Result<Plan, ServerError> {
     let config = config(db, partner)?;
     let mut stored: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
-    {
-        let conn = db.reader();
-        let mut st = conn.prepare_cached(
-            "SELECT grant_id, qualification_key, categories_key FROM partner_grant_results WHERE partner_id = ?1",
-        )?;
-        let rows = st.query_map([partner.to_string()], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                r.get::<_, Option<String>>(2)?,
-            ))
-        })?;
-        for row in rows {
-            let (g, q, c) = row?;
-            stored.insert(g, (q, c));
-        }
+    for (g, q, c) in store::stored_keys(db, partner)? {
+        stored.insert(g, (q, c));
     }
     let cat_cfg = categories_config(&config.categories);
     let q_cfg = config.qualification_bytes();
@@ -690,11 +357,7 @@ pub fn status(engine: &Engine, db: &Db, partner: &Partner) -> Result<Value, Serv
             Value::Null
         }
     };
-    let qualified: i64 = db.reader().query_row(
-        "SELECT COUNT(*) FROM partner_grant_results WHERE partner_id = ?1 AND ai_qualified = 1",
-        [partner.id.to_string()],
-        |r| r.get(0),
-    )?;
+    let qualified = store::qualified_count(db, partner.id)?;
     let reading = plan.config.read_prompt(engine);
     Ok(json!({
         "partner": { "id": partner.id, "name": partner.name },
@@ -750,17 +413,14 @@ fn run_batch(
             let ids: Vec<Idx> = items.iter().map(|(g, _)| *g).collect();
             let out = qualify::qualify(engine, embedder, prompt, &ids)?;
             (
-                "INSERT INTO partner_grant_results
-                   (partner_id, grant_id, ai_qualified, reasoning, qualification_key, assessed_for_version, assessed_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT(partner_id, grant_id) DO UPDATE SET
-                   ai_qualified = excluded.ai_qualified, reasoning = excluded.reasoning,
-                   qualification_key = excluded.qualification_key,
-                   assessed_for_version = excluded.assessed_for_version, assessed_at = excluded.assessed_at",
+                store::QUALIFICATION_UPSERT,
                 out.into_iter()
                     .zip(items)
                     .map(|((g, q), (_, k))| {
-                        (g, vec![q.qualified.into(), q.reasoning.into(), k.clone().into()])
+                        (
+                            g,
+                            vec![q.qualified.into(), q.reasoning.into(), k.clone().into()],
+                        )
                     })
                     .collect(),
             )
@@ -769,12 +429,7 @@ fn run_batch(
             let ids: Vec<Idx> = items.iter().map(|(g, _)| *g).collect();
             let out = qualify::categorize(engine, embedder, categories, &ids)?;
             (
-                "INSERT INTO partner_grant_results
-                   (partner_id, grant_id, category_ids, categories_key, assessed_for_version, assessed_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT(partner_id, grant_id) DO UPDATE SET
-                   category_ids = excluded.category_ids, categories_key = excluded.categories_key,
-                   assessed_for_version = excluded.assessed_for_version, assessed_at = excluded.assessed_at",
+                store::CATEGORIES_UPSERT,
                 out.into_iter()
                     .zip(items)
                     .map(|((g, cats), (_, k))| {
@@ -785,38 +440,14 @@ fn run_batch(
             )
         }
     };
-    let at = now();
+    let at = Utc::now().to_rfc3339();
     let rows = rows.into_iter().map(|(g, decision)| {
         let mut row = vec![SqlValue::from(partner.to_string()), grant_id(g)];
         row.extend(decision);
         row.extend([SqlValue::from(version), SqlValue::from(at.clone())]);
         row
     });
-    write_batch(db, partner, version, sql, rows)
-}
-
-/// Writes the rows of one batch in one transaction; nothing when the partner's
-/// configuration version is no longer `version` (false).
-fn write_batch(
-    db: &Db,
-    partner: Uuid,
-    version: i64,
-    sql: &str,
-    rows: impl Iterator<Item = Vec<SqlValue>>,
-) -> Result<bool, ServerError> {
-    let mut conn = db.writer();
-    let tx = conn.transaction()?;
-    if version_of(&tx, partner)? != version {
-        return Ok(false);
-    }
-    {
-        let mut st = tx.prepare_cached(sql)?;
-        for row in rows {
-            st.execute(rusqlite::params_from_iter(row))?;
-        }
-    }
-    tx.commit()?;
-    Ok(true)
+    store::write_batch(db, partner, version, sql, rows)
 }
 
 /// Assesses everything pending for one partner, in batches off the async threads.
@@ -890,19 +521,6 @@ pub async fn assess_partner(
         tracing::info!(%partner, version, assessed, "qualification and categories assessed");
     }
     Ok(Outcome::Done { version, assessed })
-}
-
-/// The configuration version of every configured partner.
-pub fn versions(db: &Db) -> Result<Vec<(Uuid, i64)>, ServerError> {
-    let conn = db.reader();
-    let mut st = conn.prepare_cached("SELECT partner_id, version FROM partner_assessment")?;
-    let rows = st
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|(p, v)| Uuid::parse_str(&p).ok().map(|p| (p, v)))
-        .collect())
 }
 
 /// The assessor's memory: the last configuration version completed per partner.

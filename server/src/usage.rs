@@ -2,21 +2,18 @@
 //! requests), plus the once-per-quarter warning e-mail at 90 %.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
-use rusqlite::{params, Connection};
-use std::collections::BTreeMap;
-
-use uuid::Uuid;
 
 use crate::db::{Db, Partner};
 use crate::error::ServerError;
 use crate::matching_store::matching_usage_on;
 use crate::quota::{percentage, quarter_of, tier_allowance};
-use crate::views::{
-    MatchingQuota, Period, Quota, QuotaCounter, QuotaStatus, Tier, UsageDay, UsageStats,
-};
+use crate::store::conn::Conn;
+use crate::views::{MatchingQuota, Period, Quota, QuotaCounter, QuotaStatus, Tier};
+
+pub use crate::store::usage::{claim_mail, mark_sent, outbox, stats, OutboxMail, CLAIM_LEASE};
 
 pub const MATCHING_ENDPOINT: &str = "POST /api/v1/matching";
-const GRANT_ENDPOINTS: [&str; 2] = ["GET /api/v1/grants", "GET /api/v1/grants/{id}"];
+pub(crate) const GRANT_ENDPOINTS: [&str; 2] = ["GET /api/v1/grants", "GET /api/v1/grants/{id}"];
 
 /// How the yearly allowances map onto quarters (configurable).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,77 +58,8 @@ pub fn period_start(period: Period, now: DateTime<Utc>) -> Option<DateTime<Utc>>
     })
 }
 
-/// The `stats` object of `GET /usage/stats` for a partner since `since`. `by_day`
-/// lists only days with traffic.
-pub fn stats(db: &Db, partner_id: Uuid, since: DateTime<Utc>) -> Result<UsageStats, ServerError> {
-    let conn = db.reader();
-    let pid = partner_id.to_string();
-    let since = since.to_rfc3339();
-    let (total, ok, failed, avg): (i64, i64, i64, Option<f64>) = conn.query_row(
-        "SELECT COUNT(*), COALESCE(SUM(status BETWEEN 200 AND 299), 0), COALESCE(SUM(status >= 400), 0), AVG(latency_ms)
-         FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2",
-        params![pid, since],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-    )?;
-    let (matching, orgs): (i64, i64) = conn.query_row(
-        "SELECT COUNT(*), COUNT(DISTINCT organization_id) FROM usage_ledger
-         WHERE partner_id = ?1 AND created_at >= ?2 AND endpoint = ?3 AND status BETWEEN 200 AND 299",
-        params![pid, since, MATCHING_ENDPOINT],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    let grants: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 AND endpoint IN (?3, ?4)",
-        params![pid, since, GRANT_ENDPOINTS[0], GRANT_ENDPOINTS[1]],
-        |r| r.get(0),
-    )?;
-    let mut by_endpoint = BTreeMap::new();
-    let mut st = conn.prepare(
-        "SELECT endpoint, COUNT(*) FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 GROUP BY endpoint ORDER BY endpoint",
-    )?;
-    for row in st.query_map(params![pid, since], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
-    })? {
-        let (e, n) = row?;
-        by_endpoint.insert(e, count(n));
-    }
-    let mut by_day = Vec::new();
-    let mut st = conn.prepare(
-        "SELECT substr(created_at, 1, 10) AS day, COUNT(*),
-                COALESCE(SUM(endpoint = ?3 AND status BETWEEN 200 AND 299), 0)
-         FROM usage_ledger WHERE partner_id = ?1 AND created_at >= ?2 GROUP BY day ORDER BY day",
-    )?;
-    for row in st.query_map(params![pid, since, MATCHING_ENDPOINT], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, i64>(2)?,
-        ))
-    })? {
-        let (date, requests, matching_requests) = row?;
-        let date = NaiveDate::parse_from_str(&date, "%Y-%m-%d")
-            .map_err(|e| ServerError::Task(format!("usage ledger: day `{date}`: {e}")))?;
-        by_day.push(UsageDay {
-            date,
-            requests: count(requests),
-            matching_requests: count(matching_requests),
-        });
-    }
-    Ok(UsageStats {
-        total_requests: count(total),
-        successful_requests: count(ok),
-        failed_requests: count(failed),
-        matching_requests: count(matching),
-        grants_requests: count(grants),
-        active_organizations: count(orgs),
-        average_response_time_ms: avg.map_or(0, |a| a.round().max(0.0) as u64),
-        average_response_time_ms_precise: avg.map_or(0.0, |a| (a.max(0.0) * 10.0).round() / 10.0),
-        by_endpoint,
-        by_day,
-    })
-}
-
 /// A count from SQL (never negative).
-fn count(n: i64) -> u64 {
+pub(crate) fn count(n: i64) -> u64 {
     n.max(0) as u64
 }
 
@@ -151,13 +79,13 @@ impl QuotaView {
         now: DateTime<Utc>,
         policy: &QuotaPolicy,
     ) -> Result<Self, ServerError> {
-        Self::compute_on(&db.reader(), partner, now, policy)
+        Self::compute_on(&mut db.reader(), partner, now, policy)
     }
 
     /// [`QuotaView::compute`] on `conn` (e.g. inside the transaction of a billed
     /// matching, whose own request it then counts).
     pub fn compute_on(
-        conn: &Connection,
+        conn: &mut Conn,
         partner: &Partner,
         now: DateTime<Utc>,
         policy: &QuotaPolicy,
@@ -237,7 +165,7 @@ pub fn queue_quota_warnings(
     q: &QuotaView,
     now: DateTime<Utc>,
 ) -> Result<usize, ServerError> {
-    queue_quota_warnings_on(&db.writer(), partner, q, now)
+    queue_quota_warnings_on(&mut db.writer(), partner, q, now)
 }
 
 /// The limit a quota warning e-mail is about (the outbox's `kind`).
@@ -275,7 +203,7 @@ impl WarningKind {
 /// [`queue_quota_warnings`] on `conn` (e.g. inside the transaction of a billed
 /// matching).
 pub(crate) fn queue_quota_warnings_on(
-    conn: &Connection,
+    conn: &mut Conn,
     partner: &Partner,
     q: &QuotaView,
     now: DateTime<Utc>,
@@ -299,78 +227,10 @@ pub(crate) fn queue_quota_warnings_on(
             "Guten Tag,\n\nIhr Konto {} (Tarif {}) hat im Quartal {} {current} von {limit} {label} genutzt ({pct:.1} %).\nAnfragen werden weiterhin beantwortet; eine Überschreitung wird nachträglich abgerechnet.\nFür ein Upgrade wenden Sie sich bitte an uns.\n",
             partner.name, partner.tier, q.quarter
         );
-        let n = conn.execute(
-            "INSERT OR IGNORE INTO email_outbox (partner_id, quarter, kind, recipient, subject, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![partner.id.to_string(), q.quarter, kind.as_str(), partner.contact_email, subject, body, now.to_rfc3339()],
-        )?;
-        queued += n;
+        queued +=
+            crate::store::usage::queue_mail(conn, partner, &q.quarter, kind, &subject, &body, now)?;
     }
     Ok(queued)
-}
-
-/// An e-mail waiting in (or sent from) the outbox.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OutboxMail {
-    pub id: i64,
-    pub partner_id: String,
-    pub kind: WarningKind,
-    pub quarter: String,
-    pub recipient: Option<String>,
-    pub subject: String,
-    pub body: String,
-    pub sent: bool,
-}
-
-pub fn outbox(db: &Db, unsent_only: bool) -> Result<Vec<OutboxMail>, ServerError> {
-    let conn = db.reader();
-    let mut st = conn.prepare(
-        "SELECT id, partner_id, kind, quarter, recipient, subject, body, sent_at IS NOT NULL FROM email_outbox
-         WHERE (?1 = 0 OR sent_at IS NULL) ORDER BY id",
-    )?;
-    let rows = st
-        .query_map([unsent_only as i64], |r| {
-            Ok(OutboxMail {
-                id: r.get(0)?,
-                partner_id: r.get(1)?,
-                kind: {
-                    let k: String = r.get(2)?;
-                    WarningKind::parse(&k).ok_or_else(|| {
-                        let e = format!("unknown warning kind `{k}`");
-                        rusqlite::Error::FromSqlConversionFailure(
-                            2,
-                            rusqlite::types::Type::Text,
-                            e.into(),
-                        )
-                    })?
-                },
-                quarter: r.get(3)?,
-                recipient: r.get(4)?,
-                subject: r.get(5)?,
-                body: r.get(6)?,
-                sent: r.get(7)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
-}
-
-pub fn mark_sent(
-    db: &Db,
-    id: i64,
-    result: Result<(), String>,
-    now: DateTime<Utc>,
-) -> Result<(), ServerError> {
-    match result {
-        Ok(()) => db.writer().execute(
-            "UPDATE email_outbox SET sent_at = ?2, last_error = NULL WHERE id = ?1",
-            params![id, now.to_rfc3339()],
-        )?,
-        Err(e) => db.writer().execute(
-            "UPDATE email_outbox SET last_error = ?2 WHERE id = ?1",
-            params![id, e],
-        )?,
-    };
-    Ok(())
 }
 
 /// Validates the `period` query value (default quarter).

@@ -1,6 +1,7 @@
 //! One module per command of the CLI; `main.rs` holds the argument types and
 //! dispatches.
 
+pub mod database;
 pub mod import;
 pub mod matching;
 pub mod model;

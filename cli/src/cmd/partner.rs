@@ -1,19 +1,18 @@
 //! `grantmatch partner create | list | user …` (qualification and categories are in
 //! [`super::qualification`]).
 
-use std::path::Path;
-
+use crate::config::Store;
 use anyhow::{anyhow, bail, Context, Result};
 use grantmatch_engine::Engine;
-use grantmatch_server::db::{Db, NewPartner};
+use grantmatch_server::db::NewPartner;
 use uuid::Uuid;
 
 use super::find_partner;
 use crate::{PartnerCreate, UserCmd};
 
 /// Creates a partner; its regions and grant areas are checked against the catalogue.
-pub fn create(data_dir: &Path, p: PartnerCreate) -> Result<()> {
-    let engine = Engine::open(data_dir)
+pub fn create(store: &Store, p: PartnerCreate) -> Result<()> {
+    let engine = Engine::open(&store.data_dir)
         .context("partners are checked against the catalogue: import one first")?;
     let cat = &engine.catalogue;
     let region_ids = p
@@ -34,7 +33,7 @@ pub fn create(data_dir: &Path, p: PartnerCreate) -> Result<()> {
                 .ok_or_else(|| anyhow!("unknown grant area `{a}`"))
         })
         .collect::<Result<Vec<_>>>()?;
-    let db = Db::open(data_dir)?;
+    let db = store.open()?;
     let partner = db.create_partner(&NewPartner {
         name: p.name,
         tier: p.tier,
@@ -46,8 +45,8 @@ pub fn create(data_dir: &Path, p: PartnerCreate) -> Result<()> {
     Ok(())
 }
 
-pub fn list(data_dir: &Path) -> Result<()> {
-    let db = Db::open(data_dir)?;
+pub fn list(store: &Store) -> Result<()> {
+    let db = store.open()?;
     for p in db.partners()? {
         let ids = |v: &[Uuid]| v.iter().map(Uuid::to_string).collect::<Vec<_>>().join(",");
         println!(
@@ -64,8 +63,8 @@ pub fn list(data_dir: &Path) -> Result<()> {
 }
 
 /// Dashboard users of a partner: invite, list, remove.
-pub fn users(data_dir: &Path, cmd: UserCmd) -> Result<()> {
-    let db = Db::open(data_dir)?;
+pub fn users(store: &Store, cmd: UserCmd) -> Result<()> {
+    let db = store.open()?;
     let partner = match &cmd {
         UserCmd::Add { partner, .. }
         | UserCmd::List { partner }

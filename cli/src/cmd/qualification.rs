@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::Store;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use grantmatch_engine::qualify::{describe, QualificationPrompt, QualificationRules};
 use grantmatch_engine::Engine;
-use grantmatch_server::db::Db;
 use grantmatch_server::qualification as q;
 use uuid::Uuid;
 
@@ -72,8 +72,8 @@ pub struct CategoryAdd {
     keywords: Vec<String>,
 }
 
-pub fn run_qualification(data_dir: &Path, cmd: QualificationCmd) -> Result<()> {
-    let db = Db::open(data_dir)?;
+pub fn run_qualification(store: &Store, cmd: QualificationCmd) -> Result<()> {
+    let db = store.open()?;
     match cmd {
         QualificationCmd::Set {
             partner: p,
@@ -96,7 +96,7 @@ pub fn run_qualification(data_dir: &Path, cmd: QualificationCmd) -> Result<()> {
             };
             // Rules are checked against the catalogue before anything is stored; the
             // reading is shown when a catalogue is imported.
-            let reading = match Engine::open(data_dir) {
+            let reading = match Engine::open(&store.data_dir) {
                 Ok(engine) => {
                     let read = QualificationPrompt::read(&engine.catalogue, &text, rules.as_ref())
                         .with_context(|| {
@@ -134,8 +134,8 @@ pub fn run_qualification(data_dir: &Path, cmd: QualificationCmd) -> Result<()> {
     }
 }
 
-pub fn run_category(data_dir: &Path, cmd: CategoryCmd) -> Result<()> {
-    let db = Db::open(data_dir)?;
+pub fn run_category(store: &Store, cmd: CategoryCmd) -> Result<()> {
+    let db = store.open()?;
     match cmd {
         CategoryCmd::Add(a) => {
             let p = find_partner(&db, &a.partner)?;
@@ -181,9 +181,9 @@ pub fn run_category(data_dir: &Path, cmd: CategoryCmd) -> Result<()> {
 }
 
 /// Assessment progress of a partner as JSON.
-pub fn run_status(data_dir: &Path, p: &str) -> Result<()> {
-    let engine = Engine::open(data_dir).context("no catalogue imported")?;
-    let db = Db::open(data_dir)?;
+pub fn run_status(store: &Store, p: &str) -> Result<()> {
+    let engine = Engine::open(&store.data_dir).context("no catalogue imported")?;
+    let db = store.open()?;
     let p = find_partner(&db, p)?;
     let status = q::status(&engine, &db, &p)?;
     println!("{}", serde_json::to_string_pretty(&status)?);

@@ -1,8 +1,8 @@
 //! `grantmatch serve`: the HTTP API on the imported catalogue.
 
-use std::path::Path;
 use std::sync::Arc;
 
+use crate::config::Store;
 use anyhow::{anyhow, bail, Context, Result};
 use grantmatch_engine::embed::ModelConfig;
 use grantmatch_server::mailer::SmtpConfig;
@@ -14,7 +14,7 @@ use grantmatch_server::{AppState, HttpConfig};
 use super::matching;
 use crate::ServeArgs;
 
-pub fn run(data_dir: &Path, model: ModelConfig, args: ServeArgs) -> Result<()> {
+pub fn run(store: &Store, model: ModelConfig, args: ServeArgs) -> Result<()> {
     if !(args.quota_quarter_share > 0.0 && args.quota_quarter_share <= 1.0) {
         bail!("--quota-quarter-share must be in (0, 1]");
     }
@@ -25,7 +25,7 @@ pub fn run(data_dir: &Path, model: ModelConfig, args: ServeArgs) -> Result<()> {
         .transpose()
         .map_err(|e| anyhow!("--smtp-url: {e}"))?;
     let options = matching::load_options(args.match_options.as_deref())?;
-    let mut state = AppState::open(data_dir)
+    let mut state = AppState::open_with(&store.data_dir, &store.location)
         .context("cannot start the server")?
         .with_matcher(Matcher::new(options, args.match_queue))
         .with_rate_limits(RateLimits {

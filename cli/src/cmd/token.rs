@@ -1,15 +1,13 @@
 //! `grantmatch token create | revoke | list`.
 
-use std::path::Path;
-
+use crate::config::Store;
 use anyhow::{bail, Result};
-use grantmatch_server::db::Db;
 use uuid::Uuid;
 
 use super::find_partner;
 
-pub fn create(data_dir: &Path, partner: &str, scopes: Vec<String>) -> Result<()> {
-    let db = Db::open(data_dir)?;
+pub fn create(store: &Store, partner: &str, scopes: Vec<String>) -> Result<()> {
+    let db = store.open()?;
     let p = find_partner(&db, partner)?;
     let scopes: Vec<String> = scopes
         .into_iter()
@@ -25,8 +23,8 @@ pub fn create(data_dir: &Path, partner: &str, scopes: Vec<String>) -> Result<()>
     Ok(())
 }
 
-pub fn revoke(data_dir: &Path, token_id: Uuid) -> Result<()> {
-    let db = Db::open(data_dir)?;
+pub fn revoke(store: &Store, token_id: Uuid) -> Result<()> {
+    let db = store.open()?;
     if !db.revoke_token(token_id)? {
         bail!("no active token with id {token_id}");
     }
@@ -34,8 +32,8 @@ pub fn revoke(data_dir: &Path, token_id: Uuid) -> Result<()> {
     Ok(())
 }
 
-pub fn list(data_dir: &Path, partner: &str) -> Result<()> {
-    let db = Db::open(data_dir)?;
+pub fn list(store: &Store, partner: &str) -> Result<()> {
+    let db = store.open()?;
     let p = find_partner(&db, partner)?;
     for t in db.tokens(p.id)? {
         println!(

@@ -1,16 +1,14 @@
 //! `grantmatch usage`: a partner's statistics and quota, as `GET /usage/stats` and
 //! `/usage/quota` report them, with the fair-use e-mails sent.
 
-use std::path::Path;
-
+use crate::config::Store;
 use anyhow::{anyhow, Result};
-use grantmatch_server::db::Db;
 use grantmatch_server::usage::{outbox, parse_period, period_start, stats, QuotaPolicy, QuotaView};
 
 use super::find_partner;
 
-pub fn run(data_dir: &Path, partner: &str, period: &str, quota_quarter_share: f64) -> Result<()> {
-    let db = Db::open(data_dir)?;
+pub fn run(store: &Store, partner: &str, period: &str, quota_quarter_share: f64) -> Result<()> {
+    let db = store.open()?;
     let p = find_partner(&db, partner)?;
     let period = parse_period(Some(period))?;
     let now = chrono::Utc::now();

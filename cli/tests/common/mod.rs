@@ -37,6 +37,7 @@ const CLEARED_ENV: &[&str] = &[
     "GRANTMATCH_HEADER_TIMEOUT",
     "GRANTMATCH_MAX_BODY_BYTES",
     "GRANTMATCH_CORS_ORIGINS",
+    "GRANTMATCH_DATABASE_URL",
 ];
 
 /// The workspace root.
@@ -73,6 +74,13 @@ pub fn command_with_model(data_dir: &Path, model_dir: &Path) -> Command {
     }
     c.env("GRANTMATCH_MODEL_DIR", model_dir)
         .stdin(Stdio::null());
+    // With GRANTMATCH_TEST_DATABASE_URL (make test's PostgreSQL), every data directory
+    // has a schema of its own there, and the commands use it.
+    if let grantmatch_server::db::Location::Postgres(url) =
+        grantmatch_server::store::testing::location(data_dir)
+    {
+        c.env("GRANTMATCH_DATABASE_URL", url);
+    }
     c
 }
 
@@ -212,6 +220,11 @@ impl Server {
             }
         }
         unreachable!("the last attempt panics")
+    }
+
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
     }
 
     /// The server's log (its stderr) so far.

@@ -9,7 +9,7 @@ mod grant;
 mod history;
 mod overview;
 pub mod page;
-pub mod store;
+pub use crate::store::dashboard as store;
 mod tokens;
 pub mod usage;
 

@@ -1,278 +1,85 @@
-//! The embedded SQLite database of a data directory: partners and tokens.
+//! The store's database and its connections: the embedded SQLite file of a data
+//! directory (the default) or a PostgreSQL server (`--database-url postgres://…`).
+//! Both get one writer and a small fixed set of read connections; the statements
+//! (in `partners`, `matching`, `ledger`, `usage`, `qualification`, `dashboard`) are
+//! the same for both, over [`Conn`].
 //!
 //! Tokens are stored only as SHA-256 hashes; the plain token is shown once at creation.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
-use chrono::{DateTime, Utc};
-use rand::RngCore;
-use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
-use uuid::Uuid;
 
+use super::conn::{Conn, Dialect, PgConn};
+use super::migrations;
 use crate::error::ServerError;
-use crate::views::Tier;
+
+pub use super::partners::{NewPartner, Partner, TokenInfo, TokenRow, SCOPES};
 
 pub const DB_FILE: &str = "grantmatch.sqlite";
 
-/// Token scopes of the API.
-pub const SCOPES: [&str; 3] = ["grants:read", "matching:use", "usage:read"];
-
-const MIGRATIONS: &[&str] = &[
-    r#"
-CREATE TABLE partners (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    tier TEXT NOT NULL,
-    contact_email TEXT,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE partner_regions (
-    partner_id TEXT NOT NULL REFERENCES partners(id),
-    region_id TEXT NOT NULL,
-    PRIMARY KEY (partner_id, region_id)
-);
-CREATE TABLE partner_grant_areas (
-    partner_id TEXT NOT NULL REFERENCES partners(id),
-    grant_area_id TEXT NOT NULL,
-    PRIMARY KEY (partner_id, grant_area_id)
-);
-CREATE TABLE tokens (
-    id TEXT PRIMARY KEY,
-    partner_id TEXT NOT NULL REFERENCES partners(id),
-    hash BLOB NOT NULL UNIQUE,
-    scopes TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    revoked_at TEXT
-);
-"#,
-    r#"
-CREATE TABLE matching_requests (
-    id TEXT PRIMARY KEY,
-    partner_id TEXT NOT NULL REFERENCES partners(id),
-    token_id TEXT NOT NULL,
-    organization_id TEXT NOT NULL,
-    request_json TEXT NOT NULL,
-    status TEXT NOT NULL,
-    results_json TEXT,
-    results_count INTEGER,
-    error TEXT,
-    created_at TEXT NOT NULL,
-    completed_at TEXT
-);
-CREATE INDEX matching_requests_partner ON matching_requests (partner_id, created_at);
-CREATE INDEX matching_requests_status ON matching_requests (status);
-"#,
-    r#"
-CREATE TABLE usage_ledger (
-    id INTEGER PRIMARY KEY,
-    partner_id TEXT,
-    token_id TEXT,
-    method TEXT NOT NULL,
-    endpoint TEXT NOT NULL,
-    status INTEGER NOT NULL,
-    latency_ms REAL NOT NULL,
-    organization_id TEXT,
-    created_at TEXT NOT NULL
-);
-CREATE INDEX usage_ledger_partner ON usage_ledger (partner_id, created_at);
-CREATE TABLE email_outbox (
-    id INTEGER PRIMARY KEY,
-    partner_id TEXT NOT NULL,
-    quarter TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    recipient TEXT,
-    subject TEXT NOT NULL,
-    body TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    sent_at TEXT,
-    last_error TEXT,
-    UNIQUE (partner_id, quarter, kind)
-);
-"#,
-    // Per-partner qualification prompt, custom categories and per-grant results
-    // (server/src/qualification.rs).
-    r#"
-CREATE TABLE partner_assessment (
-    partner_id TEXT PRIMARY KEY REFERENCES partners(id),
-    prompt TEXT,
-    prompt_updated_at TEXT,
-    version INTEGER NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE TABLE partner_categories (
-    id TEXT PRIMARY KEY,
-    partner_id TEXT NOT NULL REFERENCES partners(id),
-    name TEXT NOT NULL,
-    name_en TEXT NOT NULL,
-    description TEXT,
-    keywords TEXT NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE INDEX partner_categories_partner ON partner_categories (partner_id);
-CREATE TABLE partner_grant_results (
-    partner_id TEXT NOT NULL REFERENCES partners(id),
-    grant_id TEXT NOT NULL,
-    ai_qualified INTEGER,
-    reasoning TEXT,
-    qualification_key TEXT,
-    category_ids TEXT,
-    categories_key TEXT,
-    assessed_for_version INTEGER NOT NULL,
-    assessed_at TEXT NOT NULL,
-    PRIMARY KEY (partner_id, grant_id)
-);
-"#,
-    // Matchings per partner, quarter and organisation, kept in step with
-    // matching_requests: the quota reads a partner's quarter from here in O(organisations)
-    // on every matching request instead of counting its rows. Filled from the existing
-    // requests (created_at is RFC 3339 in UTC: year and month are its first characters).
-    r#"
-CREATE TABLE matching_quota_usage (
-    partner_id TEXT NOT NULL,
-    quarter TEXT NOT NULL,
-    organization_id TEXT NOT NULL,
-    matchings INTEGER NOT NULL,
-    PRIMARY KEY (partner_id, quarter, organization_id)
-);
-INSERT INTO matching_quota_usage (partner_id, quarter, organization_id, matchings)
-SELECT partner_id,
-       substr(created_at, 1, 4) || '-Q' || ((CAST(substr(created_at, 6, 2) AS INTEGER) + 2) / 3),
-       organization_id,
-       COUNT(*)
-FROM matching_requests
-GROUP BY 1, 2, 3;
-"#,
-    // The partner's corrections to how its prompt was read (JSON of
-    // `grantmatch_engine::qualify::QualificationRules`), NULL when none.
-    r#"
-ALTER TABLE partner_assessment ADD COLUMN rules TEXT;
-"#,
-    // Partner dashboard (server/src/dashboard/): users with argon2id password hashes,
-    // one-time invites and sessions stored as SHA-256 hashes, failed sign-ins.
-    r#"
-CREATE TABLE partner_users (
-    id TEXT PRIMARY KEY,
-    partner_id TEXT NOT NULL REFERENCES partners(id),
-    email TEXT NOT NULL UNIQUE,
-    password_hash TEXT,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE partner_user_invites (
-    hash BLOB PRIMARY KEY,
-    user_id TEXT NOT NULL REFERENCES partner_users(id) ON DELETE CASCADE,
-    expires_at TEXT NOT NULL,
-    used_at TEXT
-);
-CREATE TABLE dashboard_sessions (
-    hash BLOB PRIMARY KEY,
-    user_id TEXT NOT NULL REFERENCES partner_users(id) ON DELETE CASCADE,
-    csrf TEXT NOT NULL,
-    expires_at TEXT NOT NULL
-);
-CREATE TABLE dashboard_sign_in_failures (
-    email TEXT NOT NULL,
-    at TEXT NOT NULL
-);
-CREATE INDEX dashboard_sign_in_failures_email ON dashboard_sign_in_failures (email, at);
-"#,
-    // A per-partner generation of what the grant views show of the partner (its results,
-    // categories and whether it is configured), bumped by triggers in the same
-    // transaction as every change of those rows — by any process, the CLI included.
-    // Authentication reads it with the token, so the server can keep the partner's
-    // annotations in memory and know, on every request, whether they are still the
-    // database's (README: the store).
-    r#"
-CREATE TABLE partner_annotations_generation (
-    partner_id TEXT PRIMARY KEY,
-    generation INTEGER NOT NULL
-);
-CREATE TRIGGER partner_grant_results_insert_generation AFTER INSERT ON partner_grant_results BEGIN
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-END;
-CREATE TRIGGER partner_grant_results_update_generation AFTER UPDATE ON partner_grant_results BEGIN
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-END;
-CREATE TRIGGER partner_grant_results_delete_generation AFTER DELETE ON partner_grant_results BEGIN
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-END;
-CREATE TRIGGER partner_categories_insert_generation AFTER INSERT ON partner_categories BEGIN
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-END;
-CREATE TRIGGER partner_categories_update_generation AFTER UPDATE ON partner_categories BEGIN
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-END;
-CREATE TRIGGER partner_categories_delete_generation AFTER DELETE ON partner_categories BEGIN
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-END;
-CREATE TRIGGER partner_assessment_insert_generation AFTER INSERT ON partner_assessment BEGIN
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (NEW.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-END;
-CREATE TRIGGER partner_assessment_delete_generation AFTER DELETE ON partner_assessment BEGIN
-    INSERT INTO partner_annotations_generation (partner_id, generation) VALUES (OLD.partner_id, 1)
-    ON CONFLICT (partner_id) DO UPDATE SET generation = generation + 1;
-END;
-"#,
-];
-
+/// Where the store lives, from `--database-url` (`GRANTMATCH_DATABASE_URL`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Partner {
-    pub id: Uuid,
-    pub name: String,
-    pub tier: String,
-    pub contact_email: Option<String>,
-    pub region_ids: Vec<Uuid>,
-    pub grant_area_ids: Vec<Uuid>,
-    pub created_at: DateTime<Utc>,
+pub enum Location {
+    /// An SQLite file: by default `grantmatch.sqlite` in the data directory.
+    Sqlite(PathBuf),
+    /// A PostgreSQL server: a `postgres://` or `postgresql://` URL (or key=value
+    /// connection string), given to the driver as it is.
+    Postgres(String),
 }
 
-/// A valid (not revoked) token as seen by the authentication layer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TokenInfo {
-    pub id: Uuid,
-    pub partner_id: Uuid,
-    pub scopes: Vec<String>,
-    /// The partner's annotations generation read with the token (0 when its results,
-    /// categories and configuration were never written): the in-memory annotations of
-    /// the partner are current exactly when they were loaded at this generation.
-    pub annotations_generation: i64,
+impl Location {
+    /// The store of `url` for `data_dir`: none, `sqlite:` or `sqlite://` = the data
+    /// directory's file; `sqlite://PATH` = that file; `postgres://…` or
+    /// `postgresql://…` = that server.
+    pub fn parse(url: Option<&str>, data_dir: &Path) -> Result<Self, ServerError> {
+        let url = url.map(str::trim).unwrap_or("");
+        if url.is_empty() || url == "sqlite:" || url == "sqlite://" {
+            return Ok(Location::Sqlite(data_dir.join(DB_FILE)));
+        }
+        if let Some(path) = url.strip_prefix("sqlite://") {
+            return Ok(Location::Sqlite(PathBuf::from(path)));
+        }
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            return Ok(Location::Postgres(url.to_string()));
+        }
+        Err(ServerError::Invalid(format!(
+            "database URL `{}`: expected sqlite://PATH or postgres://…",
+            url.split('@').next_back().unwrap_or(url)
+        )))
+    }
+
+    /// The location without a password, for logs and `GET /health`.
+    pub fn describe(&self) -> String {
+        match self {
+            Location::Sqlite(p) => format!("sqlite://{}", p.display()),
+            Location::Postgres(url) => match url.parse::<tokio_postgres::Config>().ok() {
+                Some(c) => {
+                    let host = c
+                        .get_hosts()
+                        .first()
+                        .map(|h| match h {
+                            tokio_postgres::config::Host::Tcp(h) => h.clone(),
+                            tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
+                        })
+                        .unwrap_or_default();
+                    let port = c.get_ports().first().copied().unwrap_or(5432);
+                    format!(
+                        "postgres://{}@{host}:{port}/{}",
+                        c.get_user().unwrap_or(""),
+                        c.get_dbname().unwrap_or("")
+                    )
+                }
+                None => "postgres://…".to_string(),
+            },
+        }
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TokenRow {
-    pub id: Uuid,
-    pub partner_id: Uuid,
-    pub scopes: Vec<String>,
-    pub created_at: DateTime<Utc>,
-    pub revoked_at: Option<DateTime<Utc>>,
-}
-
-/// Partner data to create.
-#[derive(Debug, Clone, Default)]
-pub struct NewPartner {
-    pub name: String,
-    pub tier: String,
-    pub contact_email: Option<String>,
-    pub region_ids: Vec<Uuid>,
-    pub grant_area_ids: Vec<Uuid>,
-}
-
-/// Read connections of a database file: reads never wait for the writer (WAL), and up
-/// to this many at once run in parallel.
+/// Read connections of a database: reads never wait for the writer (SQLite: WAL), and
+/// up to this many at once run in parallel.
 pub const READERS: usize = 4;
 
 /// The database: one writer connection and a small fixed set of read connections, each
@@ -280,21 +87,23 @@ pub const READERS: usize = 4;
 /// state inside a write transaction — goes through [`Db::writer`]; other reads go
 /// through [`Db::reader`], on a connection of their own, so a write holding the writer
 /// (the ledger flush with its fsync, a matching insert) never holds up a read: in WAL
-/// mode a reader sees the last committed state without waiting for a writer.
-/// An in-memory database (tests) has no read connections: its reads use the writer.
+/// mode (and in PostgreSQL) a reader sees the last committed state without waiting for
+/// a writer. An in-memory database (tests) has no read connections: its reads use the
+/// writer. A PostgreSQL connection the server closed is opened again on its next use.
 pub struct Db {
-    writer: Mutex<Connection>,
-    readers: Vec<Mutex<Connection>>,
+    writer: Mutex<Conn>,
+    readers: Vec<Mutex<Conn>>,
     /// Where the next reader search starts (round robin).
     next_reader: AtomicUsize,
+    location: Option<Location>,
 }
 
-fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+fn lock(m: &Mutex<Conn>) -> MutexGuard<'_, Conn> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The rule "no SQLite call on an async worker thread", checked on every use of a
-/// connection, the writer's and the readers'.
+/// connection, the writer's and the readers', of both backends.
 fn check_thread() {
     if crate::store::on_async_worker() {
         if cfg!(debug_assertions) {
@@ -309,364 +118,225 @@ pub(crate) fn hash_token(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
-pub(crate) fn parse_uuid(s: String) -> rusqlite::Result<Uuid> {
-    Uuid::parse_str(&s).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-    })
+fn sqlite_conn(path: &Path, reader: bool) -> Result<Conn, ServerError> {
+    let conn = rusqlite::Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.set_prepared_statement_cache_capacity(64);
+    if reader {
+        // A read connection never writes: a write sent to it by mistake fails
+        // instead of bypassing the one writer.
+        conn.pragma_update(None, "query_only", "ON")?;
+    } else {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+    }
+    Ok(Conn::Sqlite(conn))
 }
 
-pub(crate) fn parse_time(s: String) -> rusqlite::Result<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(&s)
-        .map(|d| d.with_timezone(&Utc))
-        .map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
-        })
+fn postgres_conn(url: &str, reader: bool) -> Result<Conn, ServerError> {
+    let mut conn = Conn::Postgres(Box::new(PgConn::connect(url)?));
+    // As SQLite's `query_only`: a write sent to a read connection fails.
+    // Notices ("already exists, skipping") are no news for the log.
+    conn.batch(if reader {
+        "SET default_transaction_read_only = on; SET client_min_messages = warning"
+    } else {
+        "SET client_min_messages = warning"
+    })?;
+    Ok(conn)
+}
+
+/// A writing connection to `location` outside any store (tests: another process).
+pub fn open_connection(location: &Location) -> Result<Conn, ServerError> {
+    connect(location, false)
+}
+
+fn connect(location: &Location, reader: bool) -> Result<Conn, ServerError> {
+    match location {
+        Location::Sqlite(path) => sqlite_conn(path, reader),
+        Location::Postgres(url) => postgres_conn(url, reader),
+    }
 }
 
 impl Db {
-    /// Opens (and creates or migrates) the database in `data_dir`.
+    /// Opens (and creates or migrates) the SQLite database in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, ServerError> {
-        std::fs::create_dir_all(data_dir)
-            .map_err(|e| ServerError::Io(format!("{}: {e}", data_dir.display())))?;
-        let path = data_dir.join(DB_FILE);
-        let writer = Self::init(Connection::open(&path)?)?;
+        Self::connect(&Location::Sqlite(data_dir.join(DB_FILE)))
+    }
+
+    /// Opens (and creates or migrates) the database at `location`.
+    pub fn connect(location: &Location) -> Result<Self, ServerError> {
+        if let Location::Sqlite(path) = location {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| ServerError::Io(format!("{}: {e}", dir.display())))?;
+            }
+        }
+        let mut writer = connect(location, false)?;
+        migrate(&mut writer)?;
         // Opened after the migrations: the readers see the current schema.
         let readers = (0..READERS)
-            .map(|_| {
-                let conn = Connection::open(&path)?;
-                conn.busy_timeout(std::time::Duration::from_secs(5))?;
-                // A read connection never writes: a write sent to it by mistake fails
-                // instead of bypassing the one writer.
-                conn.pragma_update(None, "query_only", "ON")?;
-                Ok(Mutex::new(conn))
-            })
+            .map(|_| connect(location, true).map(Mutex::new))
             .collect::<Result<Vec<_>, ServerError>>()?;
         Ok(Db {
             writer: Mutex::new(writer),
             readers,
             next_reader: AtomicUsize::new(0),
+            location: Some(location.clone()),
         })
     }
 
-    /// An in-memory database (tests): one connection, for writes and reads.
+    /// An in-memory SQLite database (tests): one connection, for writes and reads.
     pub fn in_memory() -> Result<Self, ServerError> {
+        let conn = rusqlite::Connection::open_in_memory()?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let mut conn = Conn::Sqlite(conn);
+        migrate(&mut conn)?;
         Ok(Db {
-            writer: Mutex::new(Self::init(Connection::open_in_memory()?)?),
+            writer: Mutex::new(conn),
             readers: Vec::new(),
             next_reader: AtomicUsize::new(0),
+            location: None,
         })
     }
 
-    /// Sets the writer connection up and migrates the schema.
-    fn init(mut conn: Connection) -> Result<Connection, ServerError> {
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        let tx = conn.transaction()?;
-        for (i, m) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-            tx.execute_batch(m)?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+    /// Where the database lives (`None`: in memory).
+    pub fn location(&self) -> Option<&Location> {
+        self.location.as_ref()
+    }
+
+    /// The SQL dialect of the database.
+    pub fn dialect(&self) -> Dialect {
+        match self.location {
+            Some(Location::Postgres(_)) => Dialect::Postgres,
+            _ => Dialect::Sqlite,
         }
-        tx.commit()?;
-        Ok(conn)
+    }
+
+    /// The schema version of the database (the number of applied migrations).
+    pub fn schema_version(&self) -> Result<i64, ServerError> {
+        schema_version(&mut self.reader())
     }
 
     /// The writer connection: every write, and reads that belong to a write
     /// transaction. Inside a tokio runtime this must run in [`crate::store::blocking`]:
     /// a database call on an async worker thread panics in debug builds and is logged
     /// (once per process) in release builds.
-    pub(crate) fn writer(&self) -> MutexGuard<'_, Connection> {
+    pub fn writer(&self) -> MutexGuard<'_, Conn> {
         check_thread();
-        lock(&self.writer)
+        self.usable(lock(&self.writer), false)
     }
 
-    /// A read connection (`query_only`), never the writer's of a database file: a free
-    /// one if there is one, else it waits for one (not for the writer). Each read sees
-    /// the last committed state — of this process or any other. The same rule as
-    /// [`Db::writer`] on async worker threads.
-    pub(crate) fn reader(&self) -> MutexGuard<'_, Connection> {
+    /// A read connection (`query_only` / read-only), never the writer's of a database
+    /// file or server: a free one if there is one, else it waits for one (not for the
+    /// writer). Each read sees the last committed state — of this process or any other.
+    /// The same rule as [`Db::writer`] on async worker threads.
+    pub fn reader(&self) -> MutexGuard<'_, Conn> {
         check_thread();
         let n = self.readers.len();
         if n == 0 {
-            return lock(&self.writer);
+            return self.usable(lock(&self.writer), false);
         }
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed) % n;
         for i in 0..n {
             match self.readers[(start + i) % n].try_lock() {
-                Ok(guard) => return guard,
-                Err(TryLockError::Poisoned(p)) => return p.into_inner(),
+                Ok(guard) => return self.usable(guard, true),
+                Err(TryLockError::Poisoned(p)) => return self.usable(p.into_inner(), true),
                 Err(TryLockError::WouldBlock) => {}
             }
         }
-        lock(&self.readers[start])
+        self.usable(lock(&self.readers[start]), true)
     }
 
-    /// Whether reads have connections of their own (a database file).
+    /// `conn`, opened again first when the server closed it (PostgreSQL restarted or
+    /// dropped the connection); a failed reconnect leaves it closed, and the statement
+    /// then fails with the driver's error.
+    fn usable<'a>(&self, mut conn: MutexGuard<'a, Conn>, reader: bool) -> MutexGuard<'a, Conn> {
+        if conn.is_broken() {
+            if let Some(location) = &self.location {
+                match connect(location, reader) {
+                    Ok(fresh) => *conn = fresh,
+                    Err(e) => tracing::warn!(error = %e, "cannot reconnect to the database"),
+                }
+            }
+        }
+        conn
+    }
+
+    /// Whether the database answers (`GET /health`).
+    pub fn ping(&self) -> bool {
+        self.reader()
+            .query_row("SELECT 1", crate::args![], |r| r.get::<i64>(0))
+            .is_ok()
+    }
+
+    /// Whether reads have connections of their own (a database file or server).
     pub fn has_readers(&self) -> bool {
         !self.readers.is_empty()
     }
+}
 
-    pub fn create_partner(&self, p: &NewPartner) -> Result<Partner, ServerError> {
-        if p.name.trim().is_empty() {
-            return Err(ServerError::Invalid(
-                "partner name must not be empty".into(),
-            ));
+/// The number of applied migrations.
+fn schema_version(conn: &mut Conn) -> Result<i64, ServerError> {
+    match conn.dialect() {
+        Dialect::Sqlite => conn.query_row("PRAGMA user_version", crate::args![], |r| r.get(0)),
+        Dialect::Postgres => conn.query_row(
+            "SELECT CAST(COALESCE(MAX(version), 0) AS BIGINT) FROM grantmatch_schema",
+            crate::args![],
+            |r| r.get(0),
+        ),
+    }
+}
+
+/// Applies the missing migrations in one transaction; returns how many. On PostgreSQL
+/// an advisory lock makes replicas that start together migrate one after the other.
+pub(crate) fn migrate(conn: &mut Conn) -> Result<usize, ServerError> {
+    let dialect = conn.dialect();
+    let mut tx = conn.transaction()?;
+    let version = match dialect {
+        Dialect::Sqlite => schema_version(&mut tx)?,
+        Dialect::Postgres => {
+            tx.query_row(
+                "SELECT pg_advisory_xact_lock(1470014)",
+                crate::args![],
+                |_| Ok(()),
+            )?;
+            tx.batch("CREATE TABLE IF NOT EXISTS grantmatch_schema (version INTEGER NOT NULL)")?;
+            schema_version(&mut tx)?
         }
-        if Tier::parse(&p.tier).is_none() {
-            let names = Tier::ALL.map(Tier::as_str);
-            return Err(ServerError::Invalid(format!(
-                "unknown tier `{}` (one of: {})",
-                p.tier,
-                names.join(", ")
-            )));
-        }
-        if let Some(e) = &p.contact_email {
-            if !e.contains('@') || e.contains(char::is_whitespace) {
-                return Err(ServerError::Invalid(format!(
-                    "`{e}` is not an e-mail address"
-                )));
+    };
+    let migrations = match dialect {
+        Dialect::Sqlite => &migrations::SQLITE,
+        Dialect::Postgres => &migrations::POSTGRES,
+    };
+    let mut applied = 0;
+    for (i, m) in migrations.iter().enumerate().skip(version.max(0) as usize) {
+        tx.batch(m)?;
+        let v = (i + 1) as i64;
+        match dialect {
+            Dialect::Sqlite => tx.batch(&format!("PRAGMA user_version = {v}"))?,
+            Dialect::Postgres => {
+                tx.execute("DELETE FROM grantmatch_schema", crate::args![])?;
+                tx.execute(
+                    "INSERT INTO grantmatch_schema (version) VALUES (?1)",
+                    crate::args![v],
+                )?;
             }
         }
-        let mut conn = self.writer();
-        let tx = conn.transaction()?;
-        let exists: bool = tx
-            .query_row("SELECT 1 FROM partners WHERE name = ?1", [&p.name], |_| {
-                Ok(true)
-            })
-            .optional()?
-            .unwrap_or(false);
-        if exists {
-            return Err(ServerError::Invalid(format!(
-                "a partner named `{}` already exists",
-                p.name
-            )));
-        }
-        let partner = Partner {
-            id: Uuid::new_v4(),
-            name: p.name.clone(),
-            tier: p.tier.clone(),
-            contact_email: p.contact_email.clone(),
-            region_ids: p.region_ids.clone(),
-            grant_area_ids: p.grant_area_ids.clone(),
-            created_at: Utc::now(),
-        };
-        tx.execute(
-            "INSERT INTO partners (id, name, tier, contact_email, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                partner.id.to_string(),
-                partner.name,
-                partner.tier,
-                partner.contact_email,
-                partner.created_at.to_rfc3339()
-            ],
-        )?;
-        for r in &partner.region_ids {
-            tx.execute(
-                "INSERT OR IGNORE INTO partner_regions (partner_id, region_id) VALUES (?1, ?2)",
-                params![partner.id.to_string(), r.to_string()],
-            )?;
-        }
-        for a in &partner.grant_area_ids {
-            tx.execute(
-                "INSERT OR IGNORE INTO partner_grant_areas (partner_id, grant_area_id) VALUES (?1, ?2)",
-                params![partner.id.to_string(), a.to_string()],
-            )?;
-        }
-        tx.commit()?;
-        Ok(partner)
+        applied += 1;
     }
-
-    fn load_partner(conn: &Connection, id: &str) -> Result<Option<Partner>, ServerError> {
-        let row = conn
-            .query_row(
-                "SELECT id, name, tier, contact_email, created_at FROM partners WHERE id = ?1",
-                [id],
-                |r| {
-                    Ok((
-                        parse_uuid(r.get(0)?)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, Option<String>>(3)?,
-                        parse_time(r.get(4)?)?,
-                    ))
-                },
-            )
-            .optional()?;
-        let Some((id, name, tier, contact_email, created_at)) = row else {
-            return Ok(None);
-        };
-        let list = |sql: &str| -> Result<Vec<Uuid>, ServerError> {
-            let mut st = conn.prepare_cached(sql)?;
-            let ids = st
-                .query_map([id.to_string()], |r| parse_uuid(r.get(0)?))?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(ids)
-        };
-        let region_ids =
-            list("SELECT region_id FROM partner_regions WHERE partner_id = ?1 ORDER BY rowid")?;
-        let grant_area_ids = list(
-            "SELECT grant_area_id FROM partner_grant_areas WHERE partner_id = ?1 ORDER BY rowid",
-        )?;
-        Ok(Some(Partner {
-            id,
-            name,
-            tier,
-            contact_email,
-            region_ids,
-            grant_area_ids,
-            created_at,
-        }))
-    }
-
-    pub fn partner(&self, id: Uuid) -> Result<Option<Partner>, ServerError> {
-        Self::load_partner(&self.reader(), &id.to_string())
-    }
-
-    /// Finds a partner by UUID or exact name.
-    pub fn find_partner(&self, name_or_id: &str) -> Result<Option<Partner>, ServerError> {
-        let conn = self.reader();
-        let id: Option<String> = conn
-            .query_row(
-                "SELECT id FROM partners WHERE id = ?1 OR name = ?1",
-                [name_or_id],
-                |r| r.get(0),
-            )
-            .optional()?;
-        match id {
-            Some(id) => Self::load_partner(&conn, &id),
-            None => Ok(None),
-        }
-    }
-
-    pub fn partners(&self) -> Result<Vec<Partner>, ServerError> {
-        let conn = self.reader();
-        let ids: Vec<String> = conn
-            .prepare("SELECT id FROM partners ORDER BY created_at, name")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        ids.iter()
-            .filter_map(|id| Self::load_partner(&conn, id).transpose())
-            .collect()
-    }
-
-    /// Creates a token; returns its row and the plain token (shown once).
-    pub fn create_token(
-        &self,
-        partner_id: Uuid,
-        scopes: &[String],
-    ) -> Result<(TokenRow, String), ServerError> {
-        if scopes.is_empty() {
-            return Err(ServerError::Invalid(
-                "a token needs at least one scope".into(),
-            ));
-        }
-        for s in scopes {
-            if !SCOPES.contains(&s.as_str()) {
-                return Err(ServerError::Invalid(format!(
-                    "unknown scope `{s}` (one of: {})",
-                    SCOPES.join(", ")
-                )));
-            }
-        }
-        let mut bytes = [0u8; 32];
-        rand::rng().fill_bytes(&mut bytes);
-        let token = format!("gm_{}", hex::encode(bytes));
-        let row = TokenRow {
-            id: Uuid::new_v4(),
-            partner_id,
-            scopes: scopes.to_vec(),
-            created_at: Utc::now(),
-            revoked_at: None,
-        };
-        self.writer().execute(
-            "INSERT INTO tokens (id, partner_id, hash, scopes, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                row.id.to_string(),
-                partner_id.to_string(),
-                hash_token(&token).to_vec(),
-                scopes.join(","),
-                row.created_at.to_rfc3339()
-            ],
-        )?;
-        Ok((row, token))
-    }
-
-    /// Revokes a token by id. Returns false when no such active token exists.
-    pub fn revoke_token(&self, id: Uuid) -> Result<bool, ServerError> {
-        let n = self.writer().execute(
-            "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
-            params![id.to_string(), Utc::now().to_rfc3339()],
-        )?;
-        Ok(n == 1)
-    }
-
-    pub fn tokens(&self, partner_id: Uuid) -> Result<Vec<TokenRow>, ServerError> {
-        let conn = self.reader();
-        let mut st = conn.prepare(
-            "SELECT id, partner_id, scopes, created_at, revoked_at FROM tokens WHERE partner_id = ?1 ORDER BY created_at",
-        )?;
-        let rows = st
-            .query_map([partner_id.to_string()], |r| {
-                Ok(TokenRow {
-                    id: parse_uuid(r.get(0)?)?,
-                    partner_id: parse_uuid(r.get(1)?)?,
-                    scopes: r
-                        .get::<_, String>(2)?
-                        .split(',')
-                        .map(str::to_string)
-                        .collect(),
-                    created_at: parse_time(r.get(3)?)?,
-                    revoked_at: r.get::<_, Option<String>>(4)?.map(parse_time).transpose()?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
-    }
-
-    /// Looks an active token up by the hash of the presented secret; the stored hash is
-    /// compared in constant time.
-    pub fn authenticate(&self, presented: &str) -> Result<Option<TokenInfo>, ServerError> {
-        let hash = hash_token(presented);
-        let conn = self.reader();
-        // One statement, so one read snapshot: the token as it is now (a revocation
-        // committed by any process before this read is seen) and the partner's
-        // annotations generation of the same moment.
-        let mut st = conn.prepare_cached(
-            "SELECT t.id, t.partner_id, t.scopes, t.hash, COALESCE(g.generation, 0)
-             FROM tokens t LEFT JOIN partner_annotations_generation g ON g.partner_id = t.partner_id
-             WHERE t.hash = ?1 AND t.revoked_at IS NULL",
-        )?;
-        let row = st
-            .query_row([hash.to_vec()], |r| {
-                Ok((
-                    parse_uuid(r.get(0)?)?,
-                    parse_uuid(r.get(1)?)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Vec<u8>>(3)?,
-                    r.get::<_, i64>(4)?,
-                ))
-            })
-            .optional()?;
-        Ok(
-            row.and_then(|(id, partner_id, scopes, stored, generation)| {
-                bool::from(stored.ct_eq(&hash)).then(|| TokenInfo {
-                    id,
-                    partner_id,
-                    scopes: scopes.split(',').map(str::to_string).collect(),
-                    annotations_generation: generation,
-                })
-            }),
-        )
-    }
+    tx.commit()?;
+    Ok(applied)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args;
     use crate::matching_store::completed_matching;
     use chrono::TimeZone;
+    use chrono::{DateTime, Utc};
+    use uuid::Uuid;
 
     fn matching(db: &Db, partner: Uuid, org: &str, at: DateTime<Utc>) {
         db.insert_matching(&completed_matching(partner, org, at))
@@ -689,15 +359,15 @@ mod tests {
         assert_eq!(db.matching_usage(b, "2027-Q1").unwrap(), (0, 0));
 
         // The migration's backfill from matching_requests gives the same counts.
-        let backfill = MIGRATIONS
+        let backfill = migrations::SQLITE
             .iter()
             .find(|m| m.contains("CREATE TABLE matching_quota_usage"))
             .unwrap();
         let insert = &backfill[backfill.find("INSERT INTO").unwrap()..];
         db.writer()
-            .execute_batch("DELETE FROM matching_quota_usage")
+            .batch("DELETE FROM matching_quota_usage")
             .unwrap();
-        db.writer().execute_batch(insert).unwrap();
+        db.writer().batch(insert).unwrap();
         assert_eq!(db.matching_usage(a, "2026-Q4").unwrap(), (3, 2));
         assert_eq!(db.matching_usage(a, "2026-Q3").unwrap(), (1, 1));
         assert_eq!(db.matching_usage(b, "2026-Q4").unwrap(), (1, 1));
@@ -710,6 +380,29 @@ mod tests {
             ..Default::default()
         })
         .unwrap()
+    }
+
+    #[test]
+    fn database_urls() {
+        let dir = Path::new("/srv/data");
+        let file = Location::Sqlite(dir.join(DB_FILE));
+        assert_eq!(Location::parse(None, dir).unwrap(), file);
+        assert_eq!(Location::parse(Some(""), dir).unwrap(), file);
+        assert_eq!(Location::parse(Some("sqlite://"), dir).unwrap(), file);
+        assert_eq!(
+            Location::parse(Some("sqlite:///var/gm.sqlite"), dir).unwrap(),
+            Location::Sqlite("/var/gm.sqlite".into())
+        );
+        let pg =
+            Location::parse(Some("postgres://gm:secret@db.internal:5433/grants"), dir).unwrap();
+        assert_eq!(
+            pg,
+            Location::Postgres("postgres://gm:secret@db.internal:5433/grants".into())
+        );
+        // Never the password.
+        assert_eq!(pg.describe(), "postgres://gm@db.internal:5433/grants");
+        let err = Location::parse(Some("mysql://gm:secret@h/db"), dir).unwrap_err();
+        assert!(!err.to_string().contains("secret"), "{err}");
     }
 
     #[test]
@@ -762,7 +455,7 @@ mod tests {
             .execute(
                 "INSERT INTO partner_grant_results (partner_id, grant_id, ai_qualified, reasoning, assessed_for_version, assessed_at)
                  VALUES (?1, ?2, 1, 'r', 1, 'now')",
-                params![p.id.to_string(), grant],
+                args![p.id, grant],
             )
             .unwrap();
         changed("result written");
@@ -808,8 +501,8 @@ mod tests {
                 // As the ledger flush during its fsync: the writer taken, a write
                 // transaction open and not yet committed.
                 let mut conn = db.writer();
-                let tx = conn.transaction().unwrap();
-                tx.execute("UPDATE tokens SET scopes = 'usage:read'", [])
+                let mut tx = conn.transaction().unwrap();
+                tx.execute("UPDATE tokens SET scopes = 'usage:read'", args![])
                     .unwrap();
                 held.0.send(()).unwrap();
                 release.1.recv().unwrap();
@@ -859,7 +552,7 @@ mod tests {
         let (_dir, db, _, _, _) = file_db();
         let err = db
             .reader()
-            .execute("DELETE FROM tokens", [])
+            .execute("DELETE FROM tokens", args![])
             .expect_err("query_only");
         assert!(err.to_string().contains("readonly"), "{err}");
         assert_eq!(db.tokens(partner(&db, "B").id).unwrap().len(), 0);
@@ -894,7 +587,7 @@ mod tests {
         let (_, token) = db.create_token(p.id, &["grants:read".into()]).unwrap();
         let stored: Vec<u8> = db
             .writer()
-            .query_row("SELECT hash FROM tokens", [], |r| r.get(0))
+            .query_row("SELECT hash FROM tokens", args![], |r| r.get(0))
             .unwrap();
         assert_ne!(stored, token.as_bytes());
         assert_eq!(stored, hash_token(&token).to_vec());

@@ -8,8 +8,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::args;
+use crate::store::conn::Conn;
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection};
 use uuid::Uuid;
 
 use crate::db::Db;
@@ -80,8 +81,8 @@ impl Ledger {
 
     fn write(&self, rows: &[LedgerRow]) -> Result<(), ServerError> {
         let mut conn = self.db.writer();
-        let tx = conn.transaction()?;
-        insert_rows(&tx, rows)?;
+        let mut tx = conn.transaction()?;
+        insert_rows(&mut tx, rows)?;
         tx.commit()?;
         Ok(())
     }
@@ -107,21 +108,21 @@ impl Ledger {
 }
 
 /// Inserts ledger rows on `conn` (inside the caller's transaction).
-pub(crate) fn insert_rows(conn: &Connection, rows: &[LedgerRow]) -> Result<(), ServerError> {
-    let mut st = conn.prepare_cached(
-        "INSERT INTO usage_ledger (partner_id, token_id, method, endpoint, status, latency_ms, organization_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?;
+pub(crate) fn insert_rows(conn: &mut Conn, rows: &[LedgerRow]) -> Result<(), ServerError> {
     for r in rows {
-        st.execute(params![
-            r.partner_id.map(|p| p.to_string()),
-            r.token_id.map(|t| t.to_string()),
-            r.method,
-            r.endpoint,
-            r.status,
-            r.latency_ms,
-            r.organization_id,
-            r.created_at.to_rfc3339(),
-        ])?;
+        conn.execute(
+            "INSERT INTO usage_ledger (partner_id, token_id, method, endpoint, status, latency_ms, organization_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            args![
+                r.partner_id,
+                r.token_id,
+                &r.method,
+                &r.endpoint,
+                r.status,
+                r.latency_ms,
+                &r.organization_id,
+                r.created_at,
+            ],
+        )?;
     }
     Ok(())
 }
@@ -265,7 +266,7 @@ mod tests {
         assert_eq!(l.flush().unwrap(), 0);
         let n: i64 = db
             .writer()
-            .query_row("SELECT COUNT(*) FROM usage_ledger", [], |r| r.get(0))
+            .query_row("SELECT COUNT(*) FROM usage_ledger", args![], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 3);
     }

@@ -2,8 +2,10 @@
 //! stored results that `GET /matching/:id` returns. Each row is committed (WAL,
 //! `synchronous=FULL`) before the response that announces it is sent.
 
+use crate::args;
+use crate::store::conn::Conn;
+use crate::store::sql::Row;
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -18,8 +20,8 @@ use crate::usage::{queue_quota_warnings_on, QuotaPolicy, QuotaView};
 use crate::views::MatchResult;
 
 /// Stored results as JSON text.
-fn to_json(results: &impl Serialize) -> rusqlite::Result<String> {
-    serde_json::to_string(results).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))
+fn to_json(results: &impl Serialize) -> Result<String, ServerError> {
+    serde_json::to_string(results).map_err(|e| ServerError::Database(format!("results: {e}")))
 }
 
 /// Status of a stored matching request.
@@ -63,62 +65,35 @@ pub struct MatchingRecord {
     pub completed_at: Option<DateTime<Utc>>,
 }
 
-fn uuid_col(r: &Row, i: usize) -> rusqlite::Result<Uuid> {
+fn status_col(r: &Row, i: usize) -> Result<MatchingStatus, ServerError> {
     let s: String = r.get(i)?;
-    Uuid::parse_str(&s).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
-    })
+    MatchingStatus::parse(&s)
+        .ok_or_else(|| ServerError::Database(format!("unknown matching status `{s}`")))
 }
 
-fn time_col(r: &Row, i: usize) -> rusqlite::Result<Option<DateTime<Utc>>> {
+fn json_col<T: DeserializeOwned>(r: &Row, i: usize) -> Result<Option<T>, ServerError> {
     let s: Option<String> = r.get(i)?;
     s.map(|s| {
-        DateTime::parse_from_rfc3339(&s)
-            .map(|d| d.with_timezone(&Utc))
-            .map_err(|e| {
-                rusqlite::Error::FromSqlConversionFailure(
-                    i,
-                    rusqlite::types::Type::Text,
-                    Box::new(e),
-                )
-            })
-    })
-    .transpose()
-}
-
-fn status_col(r: &Row, i: usize) -> rusqlite::Result<MatchingStatus> {
-    let s: String = r.get(i)?;
-    MatchingStatus::parse(&s).ok_or_else(|| {
-        let e = format!("unknown matching status `{s}`");
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
-    })
-}
-
-fn json_col<T: DeserializeOwned>(r: &Row, i: usize) -> rusqlite::Result<Option<T>> {
-    let s: Option<String> = r.get(i)?;
-    s.map(|s| {
-        serde_json::from_str(&s).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
-        })
+        serde_json::from_str(&s).map_err(|e| ServerError::Database(format!("column {i}: {e}")))
     })
     .transpose()
 }
 
 const COLUMNS: &str = "id, partner_id, token_id, organization_id, request_json, status, results_json, results_count, error, created_at, completed_at";
 
-fn record(r: &Row) -> rusqlite::Result<MatchingRecord> {
+fn record(r: &Row) -> Result<MatchingRecord, ServerError> {
     Ok(MatchingRecord {
-        id: uuid_col(r, 0)?,
-        partner_id: uuid_col(r, 1)?,
-        token_id: uuid_col(r, 2)?,
+        id: r.get(0)?,
+        partner_id: r.get(1)?,
+        token_id: r.get(2)?,
         organization_id: r.get(3)?,
         request: json_col(r, 4)?.unwrap_or(Value::Null),
         status: status_col(r, 5)?,
         results: json_col(r, 6)?,
         results_count: r.get(7)?,
         error: r.get(8)?,
-        created_at: time_col(r, 9)?.unwrap_or_default(),
-        completed_at: time_col(r, 10)?,
+        created_at: r.get(9)?,
+        completed_at: r.get(10)?,
     })
 }
 
@@ -142,32 +117,29 @@ pub(crate) fn completed_matching(partner: Uuid, org: &str, at: DateTime<Utc>) ->
 
 /// Inserts a matching request and counts it for its partner's quarter, on `tx` (inside
 /// the caller's transaction).
-fn insert_on(tx: &Connection, m: &MatchingRecord) -> Result<(), ServerError> {
+fn insert_on(tx: &mut Conn, m: &MatchingRecord) -> Result<(), ServerError> {
     tx.execute(
         &format!("INSERT INTO matching_requests ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
-        params![
-            m.id.to_string(),
-            m.partner_id.to_string(),
-            m.token_id.to_string(),
-            m.organization_id,
+        args![
+            m.id,
+            m.partner_id,
+            m.token_id,
+            &m.organization_id,
             m.request.to_string(),
             m.status.as_str(),
             m.results.as_ref().map(to_json).transpose()?,
             m.results_count,
-            m.error,
-            m.created_at.to_rfc3339(),
-            m.completed_at.map(|t| t.to_rfc3339()),
+            &m.error,
+            m.created_at,
+            m.completed_at,
         ],
     )?;
     tx.execute(
         "INSERT INTO matching_quota_usage (partner_id, quarter, organization_id, matchings)
          VALUES (?1, ?2, ?3, 1)
-         ON CONFLICT (partner_id, quarter, organization_id) DO UPDATE SET matchings = matchings + 1",
-        params![
-            m.partner_id.to_string(),
-            quarter_of(m.created_at).0,
-            m.organization_id
-        ],
+         ON CONFLICT (partner_id, quarter, organization_id)
+         DO UPDATE SET matchings = matching_quota_usage.matchings + 1",
+        args![m.partner_id, quarter_of(m.created_at).0, &m.organization_id],
     )?;
     Ok(())
 }
@@ -175,15 +147,15 @@ fn insert_on(tx: &Connection, m: &MatchingRecord) -> Result<(), ServerError> {
 /// Matching requests of a partner in a quarter (`2026-Q4`) and its distinct
 /// organisations, read on `conn`.
 pub(crate) fn matching_usage_on(
-    conn: &Connection,
+    conn: &mut Conn,
     partner_id: Uuid,
     quarter: &str,
 ) -> Result<(i64, i64), ServerError> {
-    Ok(conn.query_row(
-        "SELECT COALESCE(SUM(matchings), 0), COUNT(*) FROM matching_quota_usage WHERE partner_id = ?1 AND quarter = ?2",
-        params![partner_id.to_string(), quarter],
+    conn.query_row(
+        "SELECT CAST(COALESCE(SUM(matchings), 0) AS BIGINT), COUNT(*) FROM matching_quota_usage WHERE partner_id = ?1 AND quarter = ?2",
+        args![partner_id, quarter],
         |r| Ok((r.get(0)?, r.get(1)?)),
-    )?)
+    )
 }
 
 /// What a billed matching request stores.
@@ -208,8 +180,8 @@ impl Db {
     /// counts it for its partner's quarter, in one transaction.
     pub fn insert_matching(&self, m: &MatchingRecord) -> Result<(), ServerError> {
         let mut conn = self.writer();
-        let tx = conn.transaction()?;
-        insert_on(&tx, m)?;
+        let mut tx = conn.transaction()?;
+        insert_on(&mut tx, m)?;
         tx.commit()?;
         Ok(())
     }
@@ -221,12 +193,12 @@ impl Db {
     /// all of it is stored or none.
     pub fn bill_matching(&self, b: &Billing<'_>) -> Result<Billed, ServerError> {
         let mut conn = self.writer();
-        let tx = conn.transaction()?;
-        insert_on(&tx, b.record)?;
-        let quota = QuotaView::compute_on(&tx, b.partner, b.now, b.policy)?;
-        let warnings_queued = queue_quota_warnings_on(&tx, b.partner, &quota, b.now)?;
+        let mut tx = conn.transaction()?;
+        insert_on(&mut tx, b.record)?;
+        let quota = QuotaView::compute_on(&mut tx, b.partner, b.now, b.policy)?;
+        let warnings_queued = queue_quota_warnings_on(&mut tx, b.partner, &quota, b.now)?;
         if let Some(row) = b.ledger_row {
-            crate::ledger::insert_rows(&tx, std::slice::from_ref(row))?;
+            crate::ledger::insert_rows(&mut tx, std::slice::from_ref(row))?;
         }
         tx.commit()?;
         Ok(Billed {
@@ -241,13 +213,13 @@ impl Db {
         id: Uuid,
         outcome: Result<&[MatchResult], &str>,
     ) -> Result<(), ServerError> {
-        let now = Utc::now().to_rfc3339();
-        let conn = self.writer();
+        let now = Utc::now();
+        let mut conn = self.writer();
         match outcome {
             Ok(results) => conn.execute(
                 "UPDATE matching_requests SET status = ?2, results_json = ?3, results_count = ?4, completed_at = ?5 WHERE id = ?1",
-                params![
-                    id.to_string(),
+                args![
+                    id,
                     MatchingStatus::Completed.as_str(),
                     to_json(&results)?,
                     results.len() as i64,
@@ -256,33 +228,29 @@ impl Db {
             )?,
             Err(error) => conn.execute(
                 "UPDATE matching_requests SET status = ?2, error = ?3, completed_at = ?4 WHERE id = ?1",
-                params![id.to_string(), MatchingStatus::Failed.as_str(), error, now],
+                args![id, MatchingStatus::Failed.as_str(), error, now],
             )?,
         };
         Ok(())
     }
 
     pub fn matching(&self, id: Uuid) -> Result<Option<MatchingRecord>, ServerError> {
-        Ok(self
-            .reader()
-            .query_row(
-                &format!("SELECT {COLUMNS} FROM matching_requests WHERE id = ?1"),
-                [id.to_string()],
-                record,
-            )
-            .optional()?)
+        self.reader().query_opt(
+            &format!("SELECT {COLUMNS} FROM matching_requests WHERE id = ?1"),
+            args![id],
+            record,
+        )
     }
 
     /// Requests still pending (e.g. interrupted by a restart), oldest first.
     pub fn pending_matchings(&self) -> Result<Vec<MatchingRecord>, ServerError> {
-        let conn = self.reader();
-        let mut st = conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM matching_requests WHERE status = ?1 ORDER BY created_at"
-        ))?;
-        let rows = st
-            .query_map([MatchingStatus::Pending.as_str()], record)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.reader().query_map(
+            &format!(
+                "SELECT {COLUMNS} FROM matching_requests WHERE status = ?1 ORDER BY created_at"
+            ),
+            args![MatchingStatus::Pending.as_str()],
+            record,
+        )
     }
 
     /// A partner's most recent matching requests, newest first (the dashboard's history).
@@ -291,14 +259,11 @@ impl Db {
         partner_id: Uuid,
         limit: usize,
     ) -> Result<Vec<MatchingRecord>, ServerError> {
-        let conn = self.reader();
-        let mut st = conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM matching_requests WHERE partner_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2"
-        ))?;
-        let rows = st
-            .query_map(params![partner_id.to_string(), limit as i64], record)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.reader().query_map(
+            &format!("SELECT {COLUMNS} FROM matching_requests WHERE partner_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2"),
+            args![partner_id, limit as i64],
+            record,
+        )
     }
 
     /// Matching requests of a partner in a quarter (`2026-Q4`) and its distinct
@@ -308,6 +273,6 @@ impl Db {
         partner_id: Uuid,
         quarter: &str,
     ) -> Result<(i64, i64), ServerError> {
-        matching_usage_on(&self.reader(), partner_id, quarter)
+        matching_usage_on(&mut self.reader(), partner_id, quarter)
     }
 }

@@ -1,23 +1,39 @@
-//! Persistence in the data directory's SQLite database: partners, tokens and the
-//! dashboard's accounts (`db`), matching requests with their stored results
-//! (`matching`), and the usage ledger (`ledger`). Partner qualification results live
-//! with their planning in `crate::qualification`; usage figures are read in
-//! `crate::usage`. The modules are also reachable at their old paths (`crate::db`,
+//! All persistence of the service — every SQL statement — lives in this module:
+//! partners and tokens (`partners`), matching requests with their stored results and
+//! the billed matching's transaction (`matching`), the usage ledger (`ledger`), usage
+//! statistics and the quota e-mail outbox (`usage`), partner qualification
+//! configuration and results (`qualification`), the dashboard's users and sessions
+//! (`dashboard`), the schema (`migrations`) and the connections (`db`, `conn`, `sql`).
+//! The modules are also reachable at their old paths (`crate::db`,
 //! `crate::matching_store`, `crate::ledger`).
+//!
+//! Two backends, one set of statements: the embedded SQLite file in the data directory
+//! (default) and PostgreSQL (`--database-url postgres://…`, for several replicas). The
+//! statements are written once over [`conn::Conn`]; where the dialects differ (the
+//! migrations, a lock in a test) both versions stand next to each other.
 //!
 //! Connections: one writer and a small fixed set of read connections
 //! ([`db::READERS`], `query_only`), each behind its own mutex; SQLite runs in WAL mode,
 //! so a read never waits for a write — the ledger flush's fsync holds the writer only.
 //!
-//! Rule: no SQLite call runs on an async worker thread. Async code reaches the
+//! Rule: no SQLite call (nor PostgreSQL call) runs on an async worker thread. Async code reaches the
 //! database only through [`blocking`] (or [`with_db`]), which runs the work on tokio's
 //! blocking pool; `Db::writer` and `Db::reader` panic in debug builds when they are
 //! called on a thread inside a tokio runtime outside [`blocking`] (release builds log
 //! one warning). Code without a runtime (the CLI) calls the database directly.
 
+pub mod conn;
+pub mod dashboard;
 pub mod db;
 pub mod ledger;
 pub mod matching;
+pub mod migrations;
+pub mod partners;
+pub mod qualification;
+pub mod sql;
+#[doc(hidden)]
+pub mod testing;
+pub mod usage;
 
 use std::cell::Cell;
 
@@ -106,7 +122,7 @@ mod tests {
 
     fn select_one(db: &Db) -> i64 {
         db.writer()
-            .query_row("SELECT 1", [], |r| r.get(0))
+            .query_row("SELECT 1", crate::args![], |r| r.get(0))
             .expect("SELECT 1")
     }
 

@@ -19,7 +19,7 @@ use crate::common::{send_with, tiny_engine_plain, Resp};
 pub(crate) const PASSWORD: &str = "correct horse battery";
 
 pub(crate) fn state(quarter_share: f64) -> Arc<AppState> {
-    let db = Arc::new(Db::in_memory().unwrap());
+    let db = Arc::new(Db::for_tests().unwrap());
     Arc::new(
         AppState::new(tiny_engine_plain(), db)
             .with_rate_limits(RateLimits {

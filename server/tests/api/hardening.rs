@@ -16,7 +16,7 @@ pub(crate) struct Hx {
 }
 
 pub(crate) fn hx(http: HttpConfig) -> Hx {
-    let db = Arc::new(Db::in_memory().unwrap());
+    let db = Arc::new(Db::for_tests().unwrap());
     let auth = starter_token(&db, &["grants:read", "matching:use", "usage:read"]);
     let state = AppState::new(tiny_engine_plain(), db)
         .with_rate_limits(RateLimits {
@@ -209,7 +209,7 @@ async fn a_bad_token_is_not_echoed() {
 #[tokio::test]
 async fn an_unreadable_token_store_is_a_server_error_not_a_missing_token() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Arc::new(Db::open(dir.path()).unwrap());
+    let db = Arc::new(Db::for_tests_in(dir.path()).unwrap());
     let auth = starter_token(&db, &["grants:read"]);
     let state = Arc::new(
         AppState::new(tiny_engine_plain(), db).with_rate_limits(RateLimits {
@@ -222,10 +222,9 @@ async fn an_unreadable_token_store_is_a_server_error_not_a_missing_token() {
     assert_eq!(get().await.status, StatusCode::OK);
 
     // Another process breaks the database under the running server.
-    let other =
-        rusqlite::Connection::open(dir.path().join(grantmatch_server::db::DB_FILE)).unwrap();
+    let mut other = grantmatch_server::store::testing::other_connection(dir.path()).unwrap();
     other
-        .execute_batch("ALTER TABLE tokens RENAME TO tokens_gone")
+        .batch("ALTER TABLE tokens RENAME TO tokens_gone")
         .unwrap();
     let r = get().await;
     assert_error(&r, StatusCode::INTERNAL_SERVER_ERROR, "internal_error");

@@ -112,7 +112,7 @@ fn setup() -> M {
 
 fn setup_with(s: Setup) -> M {
     let engine = s.engine.unwrap_or_else(tiny_engine);
-    let db = Arc::new(Db::in_memory().expect("in-memory db"));
+    let db = Arc::new(Db::for_tests().expect("in-memory db"));
     let matcher = Matcher::new(s.options, s.queue);
     if s.model {
         matcher.set_embedder(embedder());
@@ -1727,7 +1727,7 @@ async fn async_request_202_stored_at_once_then_completed() {
 async fn without_a_loaded_model_matching_is_503() {
     // `AppState::new` without an embedder: the model is still loading.
     let engine = tiny_engine();
-    let db = Arc::new(Db::in_memory().unwrap());
+    let db = Arc::new(Db::for_tests().unwrap());
     let state = Arc::new(AppState::new(engine, db.clone()));
     let partner = crate::common::off_runtime(|| {
         db.create_partner(&NewPartner {

@@ -11,7 +11,7 @@ use grantmatch_server::AppState;
 use crate::common::{send_with, starter_token, tiny_engine_plain, Resp};
 
 fn state(separate: bool) -> (Arc<AppState>, String) {
-    let db = Arc::new(Db::in_memory().unwrap());
+    let db = Arc::new(Db::for_tests().unwrap());
     let auth = starter_token(&db, &["grants:read"]);
     let mut state = AppState::new(tiny_engine_plain(), db).with_rate_limits(RateLimits {
         per_token_per_minute: 2,

@@ -618,7 +618,7 @@ async fn call(
 }
 
 fn matching_state(model: bool, limits: RateLimits) -> (Arc<AppState>, String, String, String) {
-    let db = Arc::new(Db::in_memory().unwrap());
+    let db = Arc::new(Db::for_tests().unwrap());
     let matcher = Matcher::new(MatchOptions::default(), 8);
     if model {
         matcher.set_embedder(crate::common::embedder());

@@ -104,7 +104,7 @@ fn setup_with_db(db: Arc<Db>) -> Q {
 }
 
 fn setup() -> Q {
-    setup_with_db(Arc::new(Db::in_memory().unwrap()))
+    setup_with_db(Arc::new(Db::for_tests().unwrap()))
 }
 
 fn categories(db: &Db, partner: Uuid) -> (Uuid, Uuid) {
@@ -406,7 +406,7 @@ async fn filters_on_own_results() {
 async fn results_persist_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let (a, a_token, expected) = {
-        let t = setup_with_db(Arc::new(Db::open(dir.path()).unwrap()));
+        let t = setup_with_db(Arc::new(Db::for_tests_in(dir.path()).unwrap()));
         crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, None)).unwrap();
         categories(&t.db, t.a);
         pass(&t.state).await;
@@ -414,7 +414,7 @@ async fn results_persist_across_a_restart() {
         (t.a, t.a_token.clone(), l)
     };
     // A new state over the same database, without the model: the stored results show.
-    let db = Arc::new(Db::open(dir.path()).unwrap());
+    let db = Arc::new(Db::for_tests_in(dir.path()).unwrap());
     let state = state_over(db.clone(), false);
     let after = list(&state, &a_token, "").await;
     assert_eq!(after, expected);
@@ -473,7 +473,7 @@ async fn the_background_assessor_notices_changes_and_reports_progress() {
 
 #[tokio::test]
 async fn only_grants_in_scope_are_assessed() {
-    let db = Arc::new(Db::in_memory().unwrap());
+    let db = Arc::new(Db::for_tests().unwrap());
     let bayern = Uuid::parse_str(&raw().region_id("bayern")).unwrap();
     let p = crate::common::off_runtime(|| {
         db.create_partner(&NewPartner {

@@ -6,10 +6,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use grantmatch_server::db::{Db, NewPartner, DB_FILE};
+use grantmatch_server::args;
+use grantmatch_server::db::{Db, NewPartner};
 use grantmatch_server::ratelimit::RateLimits;
+use grantmatch_server::store::conn::{Conn, Dialect};
 use grantmatch_server::AppState;
-use rusqlite::params;
 use uuid::Uuid;
 
 use crate::common::{id, off_runtime, send_with, tiny_dir, tiny_engine_plain, Raw, Resp};
@@ -27,7 +28,7 @@ pub(crate) struct Sx {
 pub(crate) fn sx() -> Sx {
     let dir = tempfile::tempdir().unwrap();
     let (db, partner, token_id, token) = off_runtime(|| {
-        let db = Db::open(dir.path()).unwrap();
+        let db = Db::for_tests_in(dir.path()).unwrap();
         let p = db
             .create_partner(&NewPartner {
                 name: "Store".into(),
@@ -66,10 +67,8 @@ impl Sx {
 }
 
 /// A connection of another process (the CLI's, or a second server's) to the database.
-pub(crate) fn other_process(dir: &Path) -> rusqlite::Connection {
-    let c = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
-    c.busy_timeout(Duration::from_secs(5)).unwrap();
-    c
+pub(crate) fn other_process(dir: &Path) -> Conn {
+    grantmatch_server::store::testing::other_connection(dir).unwrap()
 }
 
 fn tiny_grant() -> (String, String) {
@@ -79,11 +78,11 @@ fn tiny_grant() -> (String, String) {
 }
 
 /// Sets the partner's decision for a grant as the assessor writes it.
-fn set_decision(c: &rusqlite::Connection, partner: Uuid, grant: &str, qualified: bool, n: u32) {
+fn set_decision(c: &mut Conn, partner: Uuid, grant: &str, qualified: bool, n: u32) {
     c.execute(
         "INSERT INTO partner_assessment (partner_id, prompt, version, updated_at)
          VALUES (?1, 'Vereine', 1, '2026-11-26T00:00:00+00:00') ON CONFLICT(partner_id) DO NOTHING",
-        [partner.to_string()],
+        args![partner],
     )
     .unwrap();
     c.execute(
@@ -92,12 +91,7 @@ fn set_decision(c: &rusqlite::Connection, partner: Uuid, grant: &str, qualified:
          VALUES (?1, ?2, ?3, ?4, 1, '2026-11-26T00:00:00+00:00')
          ON CONFLICT(partner_id, grant_id) DO UPDATE SET
            ai_qualified = excluded.ai_qualified, reasoning = excluded.reasoning",
-        params![
-            partner.to_string(),
-            grant,
-            qualified,
-            format!("Begründung {n}")
-        ],
+        args![partner, grant, qualified, format!("Begründung {n}")],
     )
     .unwrap();
 }
@@ -106,13 +100,13 @@ fn set_decision(c: &rusqlite::Connection, partner: Uuid, grant: &str, qualified:
 async fn annotations_changed_by_another_process_show_at_once() {
     let s = sx();
     let (grant, slug) = tiny_grant();
-    let other = other_process(s.dir.path());
+    let mut other = other_process(s.dir.path());
     let detail = format!("/api/v1/grants/{slug}");
     let v = s.get(&detail).await.ok();
     assert!(v["grant"]["ai_qualified"].is_null(), "{v}");
     for n in 0..6u32 {
         let qualified = n % 2 == 0;
-        set_decision(&other, s.partner, &grant, qualified, n);
+        set_decision(&mut other, s.partner, &grant, qualified, n);
         // At once: the request after the other process's commit shows the change.
         let v = s.get(&detail).await.ok();
         assert_eq!(v["grant"]["ai_qualified"], qualified, "round {n}: {v}");
@@ -138,7 +132,7 @@ async fn annotations_changed_by_another_process_show_at_once() {
     other
         .execute(
             "DELETE FROM partner_grant_results WHERE partner_id = ?1",
-            [s.partner.to_string()],
+            args![s.partner],
         )
         .unwrap();
     let v = s.get(&detail).await.ok();
@@ -149,8 +143,8 @@ async fn annotations_changed_by_another_process_show_at_once() {
 async fn current_annotations_are_served_from_memory_without_a_second_read() {
     let s = sx();
     let (grant, slug) = tiny_grant();
-    let other = other_process(s.dir.path());
-    set_decision(&other, s.partner, &grant, true, 1);
+    let mut other = other_process(s.dir.path());
+    set_decision(&mut other, s.partner, &grant, true, 1);
     let detail = format!("/api/v1/grants/{slug}");
     // The first request reads the annotations from the database and loads them into
     // memory in the background.
@@ -161,7 +155,7 @@ async fn current_annotations_are_served_from_memory_without_a_second_read() {
     // is no change of a row): the requests read only the token and the generation,
     // and answer from memory.
     other
-        .execute_batch("ALTER TABLE partner_grant_results RENAME TO results_away")
+        .batch("ALTER TABLE partner_grant_results RENAME TO results_away")
         .unwrap();
     let v = s.get(&detail).await.ok();
     assert_eq!(v["grant"]["ai_qualified"], true, "{v}");
@@ -174,13 +168,13 @@ async fn current_annotations_are_served_from_memory_without_a_second_read() {
     other
         .execute(
             "UPDATE partner_annotations_generation SET generation = generation + 1 WHERE partner_id = ?1",
-            [s.partner.to_string()],
+            args![s.partner],
         )
         .unwrap();
     let r = s.get(&detail).await;
     assert_eq!(r.status, 500, "{}", r.text);
     other
-        .execute_batch("ALTER TABLE results_away RENAME TO partner_grant_results")
+        .batch("ALTER TABLE results_away RENAME TO partner_grant_results")
         .unwrap();
     assert_eq!(s.get(&detail).await.ok()["grant"]["ai_qualified"], true);
 }
@@ -192,7 +186,7 @@ async fn a_token_revoked_by_another_process_is_refused_at_once() {
     for _ in 0..12 {
         assert_eq!(s.get("/api/v1/grants/xyz").await.status, 404);
     }
-    let cli = off_runtime(|| Db::open(s.dir.path()).unwrap());
+    let cli = off_runtime(|| Db::for_tests_in(s.dir.path()).unwrap());
     let token = s.token_id;
     assert!(off_runtime(|| cli.revoke_token(token).unwrap()));
     for _ in 0..12 {
@@ -208,10 +202,16 @@ async fn reads_complete_while_the_ledger_flush_waits_holding_the_writer() {
     // One row in the ledger's buffer.
     assert_eq!(s.get("/api/v1/grants/xyz").await.status, 404);
     assert_eq!(s.state.ledger.backlog().0, 1);
-    // Another process holds SQLite's write lock: the flush takes the server's writer
-    // and waits (busy timeout) for the lock, as a slow fsync would keep it.
-    let other = other_process(s.dir.path());
-    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    // Another process holds the write lock (SQLite's, or PostgreSQL's on the ledger):
+    // the flush takes the server's writer and waits for the lock, as a slow fsync
+    // would keep it.
+    let mut other = other_process(s.dir.path());
+    match other.dialect() {
+        Dialect::Sqlite => other.batch("BEGIN IMMEDIATE").unwrap(),
+        Dialect::Postgres => other
+            .batch("BEGIN; LOCK TABLE usage_ledger IN EXCLUSIVE MODE")
+            .unwrap(),
+    }
     let ledger = s.state.ledger.clone();
     let flush = std::thread::spawn(move || ledger.flush());
     while s.state.ledger.backlog().0 > 0 {
@@ -235,31 +235,28 @@ async fn reads_complete_while_the_ledger_flush_waits_holding_the_writer() {
         elapsed < Duration::from_secs(1),
         "the reads waited {elapsed:?} for the writer"
     );
-    other.execute_batch("COMMIT").unwrap();
+    other.batch("COMMIT").unwrap();
     assert_eq!(flush.join().unwrap().unwrap(), 1);
 }
 
 /// Counts in the database, read by another connection: matching requests, the
 /// partner's quota counter, outbox e-mails, and ledger rows of `POST /matching` by
 /// status.
-fn billing_counts(c: &rusqlite::Connection) -> (i64, i64, i64, Vec<(u16, String)>) {
-    let one = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
-    let mut st = c
-        .prepare(
+fn billing_counts(c: &mut Conn) -> (i64, i64, i64, Vec<(u16, String)>) {
+    let mut one = |sql: &str| c.query_row(sql, args![], |r| r.get::<i64>(0)).unwrap();
+    let counts = (
+        one("SELECT COUNT(*) FROM matching_requests"),
+        one("SELECT CAST(COALESCE(SUM(matchings), 0) AS BIGINT) FROM matching_quota_usage"),
+        one("SELECT COUNT(*) FROM email_outbox"),
+    );
+    let rows = c
+        .query_map(
             "SELECT status, organization_id FROM usage_ledger WHERE endpoint = 'POST /api/v1/matching' ORDER BY id",
+            args![],
+            |r| Ok((r.get::<i64>(0)? as u16, r.get(1)?)),
         )
         .unwrap();
-    let rows = st
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
-    (
-        one("SELECT COUNT(*) FROM matching_requests"),
-        one("SELECT COALESCE(SUM(matchings), 0) FROM matching_quota_usage"),
-        one("SELECT COUNT(*) FROM email_outbox"),
-        rows,
-    )
+    (counts.0, counts.1, counts.2, rows)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -270,7 +267,7 @@ async fn a_billed_matching_is_one_transaction_with_its_ledger_row() {
 
     let dir = tempfile::tempdir().unwrap();
     let (db, token) = off_runtime(|| {
-        let db = Db::open(dir.path()).unwrap();
+        let db = Db::for_tests_in(dir.path()).unwrap();
         let p = db
             .create_partner(&NewPartner {
                 name: "Billed".into(),
@@ -319,7 +316,7 @@ async fn a_billed_matching_is_one_transaction_with_its_ledger_row() {
             send_with(&state, "POST", "/api/v1/matching", &headers, body(org)).await
         }
     };
-    let other = other_process(dir.path());
+    let mut other = other_process(dir.path());
 
     // Synchronous: everything is in the database when the response arrives — the
     // ledger row too, without a flush — and nothing waits in the ledger's buffer.
@@ -327,7 +324,7 @@ async fn a_billed_matching_is_one_transaction_with_its_ledger_row() {
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.json["quota"]["matching_requests_used"], 1);
     assert_eq!(
-        billing_counts(&other),
+        billing_counts(&mut other),
         (1, 1, 1, vec![(200, "org-1".to_string())])
     );
     assert_eq!(state.ledger.backlog().0, 0);
@@ -336,19 +333,19 @@ async fn a_billed_matching_is_one_transaction_with_its_ledger_row() {
     let r = post("org-2", true).await;
     assert_eq!(r.status, 202, "{}", r.text);
     let rows = vec![(200, "org-1".to_string()), (202, "org-2".to_string())];
-    assert_eq!(billing_counts(&other), (2, 2, 1, rows.clone()));
+    assert_eq!(billing_counts(&mut other), (2, 2, 1, rows.clone()));
 
     // All or nothing: when the ledger row cannot be written, the request, its results
     // and its quota count are not stored either.
     other
-        .execute_batch("ALTER TABLE usage_ledger RENAME TO ledger_away")
+        .batch("ALTER TABLE usage_ledger RENAME TO ledger_away")
         .unwrap();
     let r = post("org-3", false).await;
     assert_eq!(r.status, 500, "{}", r.text);
     other
-        .execute_batch("ALTER TABLE ledger_away RENAME TO usage_ledger")
+        .batch("ALTER TABLE ledger_away RENAME TO usage_ledger")
         .unwrap();
-    assert_eq!(billing_counts(&other), (2, 2, 1, rows));
+    assert_eq!(billing_counts(&mut other), (2, 2, 1, rows));
 
     // Statistics flush the buffer first: still two billed matchings, not four.
     let r = send_with(
@@ -366,4 +363,73 @@ async fn a_billed_matching_is_one_transaction_with_its_ledger_row() {
 
 fn db_token(db: &Db, partner: Uuid, scopes: &[String]) -> String {
     db.create_token(partner, scopes).unwrap().1
+}
+
+/// PostgreSQL only (nothing to close on SQLite): connections the server closes — a
+/// restart, an administrator's `pg_terminate_backend` — are opened again on their next
+/// use, and requests keep being answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_connections_closed_by_the_server_are_reopened() {
+    use grantmatch_server::db::Location;
+    use grantmatch_server::store::conn::PgConn;
+    let Some(url) = grantmatch_server::store::testing::postgres_url() else {
+        eprintln!("SQLite run: nothing to test");
+        return;
+    };
+    // A database of its own: terminating its connections touches no other test.
+    let name = format!("reconnect_{}", Uuid::new_v4().simple());
+    let (base, _) = url.rsplit_once('/').unwrap();
+    let db_url = format!("{base}/{name}");
+    let mut admin = off_runtime(|| {
+        let mut admin = Conn::Postgres(Box::new(PgConn::connect(&url).unwrap()));
+        admin.batch(&format!("CREATE DATABASE {name}")).unwrap();
+        admin
+    });
+    let (db, token) = off_runtime(|| {
+        let db = Db::connect(&Location::Postgres(db_url.clone())).unwrap();
+        let p = db
+            .create_partner(&NewPartner {
+                name: "Reconnect".into(),
+                tier: "starter".into(),
+                ..Default::default()
+            })
+            .unwrap();
+        let token = db_token(&db, p.id, &["grants:read".to_string()]);
+        (db, token)
+    });
+    let state = Arc::new(
+        AppState::new(tiny_engine_plain(), Arc::new(db)).with_rate_limits(RateLimits {
+            enabled: false,
+            ..Default::default()
+        }),
+    );
+    let auth = format!("Bearer {token}");
+    let headers = [("authorization", auth.as_str())];
+    let get = || send_with(&state, "GET", "/api/v1/grants?per_page=1", &headers, vec![]);
+    for _ in 0..8 {
+        assert_eq!(get().await.status, 200);
+    }
+    let terminated = off_runtime(|| {
+        admin
+            .query_row(
+                "SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = ?1 AND pid <> pg_backend_pid()) t",
+                args![name.as_str()],
+                |r| r.get::<i64>(0),
+            )
+            .unwrap()
+    });
+    // The writer and the four readers.
+    assert_eq!(terminated, 5);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for _ in 0..8 {
+        let r = get().await;
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+    // Writes too: the ledger's rows of these requests.
+    let ledger = state.ledger.clone();
+    let flushed = grantmatch_server::store::blocking(move || ledger.flush())
+        .await
+        .unwrap();
+    assert!(flushed.unwrap() >= 16);
 }

@@ -97,7 +97,7 @@ impl U {
         } else {
             tiny_plain()
         };
-        let db = Arc::new(Db::in_memory().expect("in-memory db"));
+        let db = Arc::new(Db::for_tests().expect("in-memory db"));
         let matcher = Matcher::new(
             MatchOptions::default(),
             grantmatch_server::matcher::DEFAULT_QUEUE_CAPACITY,
@@ -1423,7 +1423,7 @@ impl http_body::Body for StalledBody {
 
 #[tokio::test]
 async fn a_timed_out_request_is_in_the_ledger_with_rate_limit_headers() {
-    let db = Arc::new(Db::in_memory().expect("in-memory db"));
+    let db = Arc::new(Db::for_tests().expect("in-memory db"));
     let state = Arc::new(
         AppState::new(tiny_plain(), db)
             .with_clock(Clock::fixed(t("2026-11-22T10:00:00Z")))

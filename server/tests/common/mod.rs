@@ -281,7 +281,7 @@ fn build(dir: &Path, area_slug: &'static str) -> Fx {
     let raw = Raw::load(dir);
     let records = CatalogueRecords::read_dir(dir).expect("fixture catalogue is valid");
     let engine = Engine::from_records(records).expect("engine builds");
-    let db = Arc::new(Db::in_memory().expect("in-memory db"));
+    let db = Arc::new(Db::for_tests().expect("in-memory db"));
     // The read-API tests send far more than 100 requests per token; rate limits have
     // their own tests (api/usage.rs).
     let state = Arc::new(

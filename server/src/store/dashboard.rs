@@ -3,11 +3,12 @@
 
 use chrono::{DateTime, Duration, Utc};
 use rand::RngCore;
-use rusqlite::{params, OptionalExtension};
 use uuid::Uuid;
 
-use crate::db::{hash_token, parse_time, parse_uuid, Db};
+use crate::args;
+use crate::db::{hash_token, Db};
 use crate::error::ServerError;
+use crate::store::sql::Row;
 
 /// How long an invite link is valid.
 pub const INVITE_VALIDITY: Duration = Duration::hours(24);
@@ -40,13 +41,13 @@ pub fn secret() -> String {
     hex::encode(bytes)
 }
 
-fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<User> {
+fn user_row(r: &Row) -> Result<User, ServerError> {
     Ok(User {
-        id: parse_uuid(r.get(0)?)?,
-        partner_id: parse_uuid(r.get(1)?)?,
+        id: r.get(0)?,
+        partner_id: r.get(1)?,
         email: r.get(2)?,
         password_hash: r.get(3)?,
-        created_at: parse_time(r.get(4)?)?,
+        created_at: r.get(4)?,
     })
 }
 
@@ -78,14 +79,13 @@ impl Db {
             created_at: now,
         };
         let mut conn = self.writer();
-        let tx = conn.transaction()?;
+        let mut tx = conn.transaction()?;
         let exists = tx
-            .query_row(
+            .query_opt(
                 "SELECT 1 FROM partner_users WHERE email = ?1",
-                [&user.email],
+                args![&user.email],
                 |_| Ok(()),
-            )
-            .optional()?
+            )?
             .is_some();
         if exists {
             return Err(ServerError::Invalid(format!(
@@ -95,53 +95,40 @@ impl Db {
         }
         tx.execute(
             "INSERT INTO partner_users (id, partner_id, email, created_at) VALUES (?1, ?2, ?3, ?4)",
-            params![
-                user.id.to_string(),
-                partner_id.to_string(),
-                user.email,
-                now.to_rfc3339()
-            ],
+            args![user.id, partner_id, &user.email, now],
         )?;
         let invite = secret();
         tx.execute(
             "INSERT INTO partner_user_invites (hash, user_id, expires_at) VALUES (?1, ?2, ?3)",
-            params![
-                hash_token(&invite).to_vec(),
-                user.id.to_string(),
-                (now + INVITE_VALIDITY).to_rfc3339()
-            ],
+            args![hash_token(&invite).to_vec(), user.id, now + INVITE_VALIDITY],
         )?;
         tx.commit()?;
         Ok((user, invite))
     }
 
     pub fn users(&self, partner_id: Uuid) -> Result<Vec<User>, ServerError> {
-        let conn = self.reader();
-        let mut st = conn.prepare(&format!(
-            "SELECT {USER_COLS} FROM partner_users u WHERE u.partner_id = ?1 ORDER BY u.created_at"
-        ))?;
-        let rows = st
-            .query_map([partner_id.to_string()], user_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.reader().query_map(
+            &format!(
+                "SELECT {USER_COLS} FROM partner_users u WHERE u.partner_id = ?1 ORDER BY u.created_at"
+            ),
+            args![partner_id],
+            user_row,
+        )
     }
 
     pub fn user_by_email(&self, email: &str) -> Result<Option<User>, ServerError> {
-        let conn = self.reader();
-        Ok(conn
-            .query_row(
-                &format!("SELECT {USER_COLS} FROM partner_users u WHERE u.email = ?1"),
-                [normalise_email(email)],
-                user_row,
-            )
-            .optional()?)
+        self.reader().query_opt(
+            &format!("SELECT {USER_COLS} FROM partner_users u WHERE u.email = ?1"),
+            args![normalise_email(email)],
+            user_row,
+        )
     }
 
     /// Removes a partner's user with its sessions and invites. False when none.
     pub fn remove_user(&self, partner_id: Uuid, email: &str) -> Result<bool, ServerError> {
         let n = self.writer().execute(
             "DELETE FROM partner_users WHERE partner_id = ?1 AND email = ?2",
-            params![partner_id.to_string(), normalise_email(email)],
+            args![partner_id, normalise_email(email)],
         )?;
         Ok(n == 1)
     }
@@ -152,17 +139,14 @@ impl Db {
         invite: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<User>, ServerError> {
-        let conn = self.reader();
-        Ok(conn
-            .query_row(
-                &format!(
-                    "SELECT {USER_COLS} FROM partner_user_invites i JOIN partner_users u ON u.id = i.user_id
-                     WHERE i.hash = ?1 AND i.used_at IS NULL AND i.expires_at > ?2"
-                ),
-                params![hash_token(invite).to_vec(), now.to_rfc3339()],
-                user_row,
-            )
-            .optional()?)
+        self.reader().query_opt(
+            &format!(
+                "SELECT {USER_COLS} FROM partner_user_invites i JOIN partner_users u ON u.id = i.user_id
+                 WHERE i.hash = ?1 AND i.used_at IS NULL AND i.expires_at > ?2"
+            ),
+            args![hash_token(invite).to_vec(), now],
+            user_row,
+        )
     }
 
     /// Sets the password hash through a valid invite and uses the invite up. False when
@@ -174,24 +158,22 @@ impl Db {
         now: DateTime<Utc>,
     ) -> Result<bool, ServerError> {
         let mut conn = self.writer();
-        let tx = conn.transaction()?;
-        let user: Option<String> = tx
-            .query_row(
-                "SELECT user_id FROM partner_user_invites WHERE hash = ?1 AND used_at IS NULL AND expires_at > ?2",
-                params![hash_token(invite).to_vec(), now.to_rfc3339()],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let mut tx = conn.transaction()?;
+        let user: Option<String> = tx.query_opt(
+            "SELECT user_id FROM partner_user_invites WHERE hash = ?1 AND used_at IS NULL AND expires_at > ?2",
+            args![hash_token(invite).to_vec(), now],
+            |r| r.get(0),
+        )?;
         let Some(user) = user else {
             return Ok(false);
         };
         tx.execute(
             "UPDATE partner_user_invites SET used_at = ?2 WHERE hash = ?1",
-            params![hash_token(invite).to_vec(), now.to_rfc3339()],
+            args![hash_token(invite).to_vec(), now],
         )?;
         tx.execute(
             "UPDATE partner_users SET password_hash = ?2 WHERE id = ?1",
-            params![user, password_hash],
+            args![user, password_hash],
         )?;
         tx.commit()?;
         Ok(true)
@@ -199,11 +181,11 @@ impl Db {
 
     /// Failed sign-ins of `email` since `since`.
     pub fn sign_in_failures(&self, email: &str, since: DateTime<Utc>) -> Result<i64, ServerError> {
-        Ok(self.reader().query_row(
+        self.reader().query_row(
             "SELECT COUNT(*) FROM dashboard_sign_in_failures WHERE email = ?1 AND at > ?2",
-            params![normalise_email(email), since.to_rfc3339()],
+            args![normalise_email(email), since],
             |r| r.get(0),
-        )?)
+        )
     }
 
     pub fn record_sign_in_failure(
@@ -213,7 +195,7 @@ impl Db {
     ) -> Result<(), ServerError> {
         self.writer().execute(
             "INSERT INTO dashboard_sign_in_failures (email, at) VALUES (?1, ?2)",
-            params![normalise_email(email), now.to_rfc3339()],
+            args![normalise_email(email), now],
         )?;
         Ok(())
     }
@@ -223,39 +205,31 @@ impl Db {
         let id = secret();
         self.writer().execute(
             "INSERT INTO dashboard_sessions (hash, user_id, csrf, expires_at) VALUES (?1, ?2, ?3, ?4)",
-            params![
-                hash_token(&id).to_vec(),
-                user_id.to_string(),
-                secret(),
-                (now + SESSION_VALIDITY).to_rfc3339()
-            ],
+            args![hash_token(&id).to_vec(), user_id, secret(), now + SESSION_VALIDITY],
         )?;
         Ok(id)
     }
 
     pub fn session(&self, id: &str, now: DateTime<Utc>) -> Result<Option<Session>, ServerError> {
-        let conn = self.reader();
-        Ok(conn
-            .query_row(
-                &format!(
-                    "SELECT {USER_COLS}, s.csrf FROM dashboard_sessions s JOIN partner_users u ON u.id = s.user_id
-                     WHERE s.hash = ?1 AND s.expires_at > ?2"
-                ),
-                params![hash_token(id).to_vec(), now.to_rfc3339()],
-                |r| {
-                    Ok(Session {
-                        user: user_row(r)?,
-                        csrf: r.get(5)?,
-                    })
-                },
-            )
-            .optional()?)
+        self.reader().query_opt(
+            &format!(
+                "SELECT {USER_COLS}, s.csrf FROM dashboard_sessions s JOIN partner_users u ON u.id = s.user_id
+                 WHERE s.hash = ?1 AND s.expires_at > ?2"
+            ),
+            args![hash_token(id).to_vec(), now],
+            |r| {
+                Ok(Session {
+                    user: user_row(r)?,
+                    csrf: r.get(5)?,
+                })
+            },
+        )
     }
 
     pub fn end_session(&self, id: &str) -> Result<(), ServerError> {
         self.writer().execute(
             "DELETE FROM dashboard_sessions WHERE hash = ?1",
-            [hash_token(id).to_vec()],
+            args![hash_token(id).to_vec()],
         )?;
         Ok(())
     }
@@ -265,16 +239,12 @@ impl Db {
         &self,
         partner_id: Uuid,
     ) -> Result<std::collections::HashMap<Uuid, String>, ServerError> {
-        let conn = self.reader();
-        let mut st = conn.prepare(
+        let rows = self.reader().query_map(
             "SELECT token_id, MAX(created_at) FROM usage_ledger WHERE partner_id = ?1 AND token_id IS NOT NULL GROUP BY token_id",
+            args![partner_id],
+            |r| Ok((r.get::<Uuid>(0)?, r.get::<String>(1)?)),
         )?;
-        let rows = st
-            .query_map([partner_id.to_string()], |r| {
-                Ok((parse_uuid(r.get(0)?)?, r.get::<_, String>(1)?))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(rows)
+        Ok(rows.into_iter().collect())
     }
 }
 
@@ -286,17 +256,16 @@ impl Db {
         first: chrono::NaiveDate,
         last: chrono::NaiveDate,
     ) -> Result<Vec<(String, i64)>, ServerError> {
-        let conn = self.reader();
-        let mut st = conn.prepare(
-            "SELECT substr(created_at, 1, 10), COUNT(*) FROM usage_ledger
-             WHERE partner_id = ?1 AND substr(created_at, 1, 10) BETWEEN ?2 AND ?3 GROUP BY 1",
-        )?;
-        let counts: std::collections::HashMap<String, i64> = st
+        let counts: std::collections::HashMap<String, i64> = self
+            .reader()
             .query_map(
-                params![partner_id.to_string(), first.to_string(), last.to_string()],
+                "SELECT substr(created_at, 1, 10), COUNT(*) FROM usage_ledger
+                 WHERE partner_id = ?1 AND substr(created_at, 1, 10) BETWEEN ?2 AND ?3 GROUP BY 1",
+                args![partner_id, first.to_string(), last.to_string()],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?
-            .collect::<rusqlite::Result<_>>()?;
+            .into_iter()
+            .collect();
         Ok(first
             .iter_days()
             .take_while(|d| *d <= last)

@@ -1,0 +1,368 @@
+//! The store with the real binary: `db migrate`, several `grantmatch serve` processes
+//! on one store, and a crash under load — on the store the tests run against: the SQLite
+//! file of the data directory, or (`make test-postgres`, GRANTMATCH_TEST_DATABASE_URL) a
+//! PostgreSQL schema shared by both replicas.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use common::*;
+
+const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The real model assets; the tests FAIL with a clear message when they are missing.
+fn real_model_dir() -> PathBuf {
+    let dir = grantmatch_engine::embed::default_model_dir(std::env::var_os);
+    for f in ["model.onnx", "tokenizer.json", "libonnxruntime.so"] {
+        assert!(
+            dir.join(f).is_file(),
+            "this test needs the embedding model, but {} is missing (make model)",
+            dir.join(f).display()
+        );
+    }
+    dir
+}
+
+fn only_line(out: &str) -> String {
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one line: {out:?}");
+    lines[0].to_string()
+}
+
+/// The tiny catalogue imported with embeddings and a starter partner with a contact
+/// address and a token for matching and usage; (data dir, model dir, token).
+fn setup(tmp: &Path) -> (PathBuf, PathBuf, String) {
+    let model = real_model_dir();
+    let data = tmp.join("data");
+    let o = command_with_model(&data, &model)
+        .args([
+            "import",
+            catalogue("test-catalogues/tiny").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "import failed: {}", stderr(&o));
+    run_ok(
+        &data,
+        &[
+            "partner",
+            "create",
+            "--name",
+            "Replicated",
+            "--tier",
+            "starter",
+            "--contact-email",
+            "ops@example.org",
+        ],
+    );
+    let token = only_line(&run_ok(
+        &data,
+        &[
+            "token",
+            "create",
+            "--partner",
+            "Replicated",
+            "--scopes",
+            "matching:use,usage:read,grants:read",
+        ],
+    ));
+    (data, model, token)
+}
+
+fn body(org: &str) -> Value {
+    json!({
+        "organization_id": org,
+        "organization_profile": {
+            "description": "Kleines Unternehmen in Bayern digitalisiert seine Fertigung mit KI.",
+            "regions": ["Bayern"],
+            "keywords": ["Digitalisierung"]
+        }
+    })
+}
+
+fn start(data: &Path, log_dir: &Path, model: &Path, name: &str, args: &[&str]) -> Server {
+    Server::start_with(
+        data,
+        log_dir,
+        ServeOpts {
+            name,
+            model_dir: Some(model),
+            args,
+            ..ServeOpts::default()
+        },
+    )
+}
+
+/// POST /matching, retried while the model still loads (503).
+#[track_caller]
+fn post(server: &Server, token: &str, body: &Value, respond_async: bool) -> (u16, Value) {
+    let headers: &[(&str, &str)] = if respond_async {
+        &[("Prefer", "respond-async")]
+    } else {
+        &[]
+    };
+    let start = Instant::now();
+    loop {
+        let (status, v) = server.send("POST", "/api/v1/matching", token, headers, Some(body));
+        if status != 503 {
+            return (status, v);
+        }
+        assert!(start.elapsed() < MODEL_TIMEOUT, "still 503: {v}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// `db migrate` creates the schema (9 migrations) and is idempotent; an unknown URL
+/// scheme is refused without echoing a password.
+#[test]
+fn db_migrate_creates_the_schema_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    assert_eq!(run_ok(&data, &["db", "migrate"]).trim(), "9");
+    assert_eq!(run_ok(&data, &["db", "migrate"]).trim(), "9");
+    assert_eq!(run_ok(&data, &["partner", "list"]), "");
+    let err = run_err(
+        &data,
+        &[
+            "--database-url",
+            "mysql://gm:hunter2@db/gm",
+            "partner",
+            "list",
+        ],
+    );
+    assert!(
+        err.contains("expected sqlite://PATH or postgres://"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+/// Two replicas on one store: a matching request made on one is readable on the other
+/// (also an asynchronous one, completed by the replica that accepted it); the quota
+/// counts the requests of both, and the 90 % e-mail is queued exactly once.
+#[test]
+fn two_replicas_share_requests_quota_and_the_warning_mail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, model, token) = setup(tmp.path());
+    // A starter's 10,000 matchings a year × 0.0004 = 4 a quarter: the 4th request
+    // reaches 90 %, and every later one is over it.
+    let args = ["--quota-quarter-share", "0.0004", "--no-rate-limits"];
+    let a = start(&data, tmp.path(), &model, "replica-a", &args);
+    let b = start(&data, tmp.path(), &model, "replica-b", &args);
+    let replicas = [&a, &b];
+
+    let mut answered = Vec::new();
+    for i in 0..6 {
+        let (on, other) = (replicas[i % 2], replicas[(i + 1) % 2]);
+        let (status, v) = post(on, &token, &body(&format!("org-{}", i % 3)), false);
+        assert_eq!(status, 200, "request {i}: {v}");
+        // Counted across both replicas: the i-th request of either is the i-th used.
+        assert_eq!(
+            v["quota"]["matching_requests_used"],
+            i + 1,
+            "request {i}: {v}"
+        );
+        let id = v["matching_request_id"].as_str().unwrap().to_string();
+        let (status, s) = other.get(&format!("/api/v1/matching/{id}"), Some(&token));
+        assert_eq!(status, 200, "request {i} read on the other replica: {s}");
+        assert_eq!(s["results"], v["results"], "request {i}");
+        answered.push(id);
+    }
+    // Asynchronous on B, read (and seen completed) on A.
+    let (status, v) = post(&b, &token, &body("org-async"), true);
+    assert_eq!(status, 202, "{v}");
+    let id = v["matching_request_id"].as_str().unwrap().to_string();
+    let started = Instant::now();
+    loop {
+        let (status, s) = a.get(&format!("/api/v1/matching/{id}"), Some(&token));
+        assert_eq!(status, 200, "{s}");
+        if s["status"] == "completed" {
+            assert!(!s["results"].as_array().unwrap().is_empty(), "{s}");
+            break;
+        }
+        assert!(started.elapsed() < MODEL_TIMEOUT, "{s}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // Both replicas report the same quota and statistics: 7 matchings of 4, 4 orgs.
+    for r in replicas {
+        let (status, q) = r.get("/api/v1/usage/quota", Some(&token));
+        assert_eq!(status, 200, "{q}");
+        assert_eq!(q["quota"]["matching_requests"]["current"], 7, "{q}");
+        assert_eq!(q["quota"]["matching_requests"]["limit"], 4, "{q}");
+        assert_eq!(q["quota"]["active_organizations"]["current"], 4, "{q}");
+        assert_eq!(q["quota"]["status"], "exceeded", "{q}");
+        let (status, s) = r.get("/api/v1/usage/stats?period=day", Some(&token));
+        assert_eq!(status, 200, "{s}");
+        assert_eq!(s["stats"]["matching_requests"], 7, "{s}");
+    }
+    // The 90 % e-mail: queued once, though both replicas crossed the mark.
+    let usage: Value = serde_json::from_str(&run_ok(
+        &data,
+        &[
+            "usage",
+            "--partner",
+            "Replicated",
+            "--quota-quarter-share",
+            "0.0004",
+        ],
+    ))
+    .unwrap();
+    let mails = usage["warning_emails"].as_array().unwrap();
+    assert_eq!(mails.len(), 1, "{usage}");
+    assert_eq!(mails[0]["kind"], "matching_requests");
+    assert_eq!(mails[0]["recipient"], "ops@example.org");
+}
+
+/// Rate limits are kept per replica (in memory): each replica allows a token its
+/// limit, so N replicas behind a balancer allow at most N × the limit. This pins that
+/// documented tolerance: 3 per minute per token on each of two replicas.
+#[test]
+fn rate_limits_hold_per_replica() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let o = run(
+        &data,
+        &[
+            "import",
+            catalogue("test-catalogues/tiny").to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "import failed: {}", stderr(&o));
+    run_ok(
+        &data,
+        &[
+            "partner", "create", "--name", "Limited", "--tier", "starter",
+        ],
+    );
+    let token = only_line(&run_ok(
+        &data,
+        &[
+            "token",
+            "create",
+            "--partner",
+            "Limited",
+            "--scopes",
+            "grants:read",
+        ],
+    ));
+    let args = ["--rate-limit-per-token", "3"];
+    let opts = |name| ServeOpts {
+        name,
+        args: &args,
+        ..ServeOpts::default()
+    };
+    let a = Server::start_with(&data, tmp.path(), opts("limit-a"));
+    let b = Server::start_with(&data, tmp.path(), opts("limit-b"));
+    let statuses = |s: &Server| -> Vec<u16> {
+        (0..4)
+            .map(|_| {
+                s.request("GET", "/api/v1/grants", Some(&token), None)
+                    .status
+            })
+            .collect()
+    };
+    assert_eq!(statuses(&a), [200, 200, 200, 429]);
+    assert_eq!(statuses(&b), [200, 200, 200, 429]);
+}
+
+/// Crash under matching load: clients post synchronous and asynchronous matchings to
+/// a server, which is killed with SIGKILL in the middle. After a restart every request
+/// that had been answered 2xx is there (the synchronous ones completed with results),
+/// and the quota counted each of them.
+#[test]
+fn every_answered_matching_survives_a_kill_under_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, model, token) = setup(tmp.path());
+    let args = ["--no-rate-limits"];
+    let mut server = start(&data, tmp.path(), &model, "loaded", &args);
+    // Warm: the model answers.
+    let (status, warm) = post(&server, &token, &body("warm-up"), false);
+    assert_eq!(status, 200, "{warm}");
+
+    let addr = server.addr();
+    let stop = Arc::new(AtomicBool::new(false));
+    let answered: Arc<Mutex<Vec<(String, u16)>>> = Arc::default();
+    let clients: Vec<_> = (0..3)
+        .map(|c| {
+            let (stop, answered, token) = (stop.clone(), answered.clone(), token.clone());
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    let respond_async = n % 3 == 2;
+                    let headers: &[(&str, &str)] = if respond_async {
+                        &[("Prefer", "respond-async")]
+                    } else {
+                        &[]
+                    };
+                    let b = body(&format!("org-{c}-{n}")).to_string();
+                    n += 1;
+                    // A request cut off by the kill is no answer: nothing to check.
+                    let Ok(r) = http(
+                        addr,
+                        "POST",
+                        "/api/v1/matching",
+                        Some(&token),
+                        headers,
+                        Some(&b),
+                    ) else {
+                        continue;
+                    };
+                    if (200..300).contains(&r.status) {
+                        let id = r.json()["matching_request_id"]
+                            .as_str()
+                            .expect("a 2xx matching has an id")
+                            .to_string();
+                        answered.lock().unwrap().push((id, r.status));
+                    }
+                }
+            })
+        })
+        .collect();
+    // Let the load run, then kill the server while requests are in flight.
+    let started = Instant::now();
+    while answered.lock().unwrap().len() < 12 && started.elapsed() < MODEL_TIMEOUT {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let killed = server.stop("KILL");
+    assert!(!killed.success());
+    stop.store(true, Ordering::SeqCst);
+    for c in clients {
+        c.join().unwrap();
+    }
+    let answered = answered.lock().unwrap().clone();
+    assert!(answered.len() >= 12, "only {} answered", answered.len());
+
+    let server = start(&data, tmp.path(), &model, "restarted", &args);
+    for (id, status) in &answered {
+        let (s, v) = server.get(&format!("/api/v1/matching/{id}"), Some(&token));
+        assert_eq!(
+            s, 200,
+            "{id} (answered {status}) missing after the crash: {v}"
+        );
+        if *status == 200 {
+            assert_eq!(v["status"], "completed", "{v}");
+            assert!(!v["results"].as_array().unwrap().is_empty(), "{v}");
+        }
+    }
+    // The quota counted every answered request (and the warm-up): possibly more, for
+    // requests committed whose answer the kill cut off.
+    let (status, q) = server.get("/api/v1/usage/quota", Some(&token));
+    assert_eq!(status, 200, "{q}");
+    let used = q["quota"]["matching_requests"]["current"].as_u64().unwrap();
+    assert!(
+        used > answered.len() as u64,
+        "used {used}, answered {}",
+        answered.len()
+    );
+    eprintln!(
+        "{} matching requests answered 2xx before the kill, all present after the restart ({used} counted)",
+        answered.len()
+    );
+}
