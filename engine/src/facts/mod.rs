@@ -156,6 +156,19 @@ pub fn predicted_applicants(
     })
 }
 
+/// A fact read by [`kind`]: from the text when a sentence was read, else from the record.
+fn read<T>(r: kind::Read<T>) -> Fact<T> {
+    Fact {
+        value: r.value,
+        source: if r.sentence.is_some() {
+            Source::Text
+        } else {
+            Source::Labelled
+        },
+        evidence: r.sentence,
+    }
+}
+
 fn facts_of(
     cat: &Catalogue,
     vectors: Option<&GrantVectors>,
@@ -182,37 +195,10 @@ fn facts_of(
     } else {
         predicted_applicants(cat, near.as_ref(), g)
     };
-    let k = kind::kind(grant);
-    let t = kind::grant_type(grant);
-    let read = |r: kind::Read<bool>| Fact {
-        value: r.value,
-        source: if r.sentence.is_some() {
-            Source::Text
-        } else {
-            Source::Labelled
-        },
-        evidence: r.sentence,
-    };
     let non_profit_only = kind::non_profit_only(grant, applicants.as_ref()).map(read);
     GrantFacts {
-        kind: Fact {
-            value: k.value,
-            source: if k.sentence.is_some() {
-                Source::Text
-            } else {
-                Source::Labelled
-            },
-            evidence: k.sentence,
-        },
-        grant_type: Fact {
-            value: t.value,
-            source: if t.sentence.is_some() {
-                Source::Text
-            } else {
-                Source::Labelled
-            },
-            evidence: t.sentence,
-        },
+        kind: read(kind::kind(grant)),
+        grant_type: read(kind::grant_type(grant)),
         sme_only: kind::sme_only(grant).map(read),
         non_profit_only,
         sectors: sector::of_title(&grant.title),
