@@ -12,37 +12,12 @@ use serde_json::Value;
 
 use common::*;
 
-/// The real model assets (`GRANTMATCH_MODEL_DIR`, default `~/.cache/grantmatch/model`).
-/// Tests that need them FAIL with a clear message when they are missing.
-fn real_model_dir() -> PathBuf {
-    let dir = grantmatch_engine::embed::default_model_dir(std::env::var_os);
-    for f in ["model.onnx", "tokenizer.json", "libonnxruntime.so"] {
-        assert!(
-            dir.join(f).is_file(),
-            "this test needs the embedding model, but {} is missing.\n\
-             Build the assets with `make model` (scripts/model/fetch.sh) or point \
-             GRANTMATCH_MODEL_DIR at a directory that has them.",
-            dir.join(f).display()
-        );
-    }
-    dir
-}
-
 fn is_uuid(s: &str) -> bool {
     s.len() == 36
         && s.char_indices().all(|(i, c)| match i {
             8 | 13 | 18 | 23 => c == '-',
             _ => c.is_ascii_hexdigit(),
         })
-}
-
-/// The single line of a command's stdout (exactly one line, newline-terminated).
-#[track_caller]
-fn only_line(out: &str) -> String {
-    assert!(out.ends_with('\n'), "stdout is not one line: {out:?}");
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 1, "stdout has more than one line: {out:?}");
-    lines[0].to_string()
 }
 
 /// Names of the entries of `DATA/catalogue` plus the content of CURRENT.
@@ -453,14 +428,7 @@ fn failed_first_import_leaves_nothing() {
 fn matching_setup(tmp: &Path) -> (PathBuf, PathBuf, String, String) {
     let model = real_model_dir();
     let data = tmp.join("data");
-    let o = command_with_model(&data, &model)
-        .args([
-            "import",
-            catalogue("test-catalogues/tiny").to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "import failed: {}", stderr(&o));
+    let o = import_tiny_with_model(&data, &model);
     assert!(
         stderr(&o).contains("embeddings: 12 grants embedded"),
         "the import did not embed the catalogue:\n{}",

@@ -16,38 +16,12 @@ use common::*;
 
 const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The real model assets; the tests FAIL with a clear message when they are missing.
-fn real_model_dir() -> PathBuf {
-    let dir = grantmatch_engine::embed::default_model_dir(std::env::var_os);
-    for f in ["model.onnx", "tokenizer.json", "libonnxruntime.so"] {
-        assert!(
-            dir.join(f).is_file(),
-            "this test needs the embedding model, but {} is missing (make model)",
-            dir.join(f).display()
-        );
-    }
-    dir
-}
-
-fn only_line(out: &str) -> String {
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one line: {out:?}");
-    lines[0].to_string()
-}
-
 /// The tiny catalogue imported with embeddings and a starter partner with a contact
 /// address and a token for matching and usage; (data dir, model dir, token).
 fn setup(tmp: &Path) -> (PathBuf, PathBuf, String) {
     let model = real_model_dir();
     let data = tmp.join("data");
-    let o = command_with_model(&data, &model)
-        .args([
-            "import",
-            catalogue("test-catalogues/tiny").to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "import failed: {}", stderr(&o));
+    import_tiny_with_model(&data, &model);
     run_ok(
         &data,
         &[

@@ -84,6 +84,45 @@ pub fn command_with_model(data_dir: &Path, model_dir: &Path) -> Command {
     c
 }
 
+/// The real model assets (`GRANTMATCH_MODEL_DIR`, default `~/.cache/grantmatch/model`).
+/// Tests that need them FAIL with a clear message when they are missing.
+pub fn real_model_dir() -> PathBuf {
+    let dir = grantmatch_engine::embed::default_model_dir(std::env::var_os);
+    for f in ["model.onnx", "tokenizer.json", "libonnxruntime.so"] {
+        assert!(
+            dir.join(f).is_file(),
+            "this test needs the embedding model, but {} is missing.\n\
+             Build the assets with `make model` (scripts/model/fetch.sh) or point \
+             GRANTMATCH_MODEL_DIR at a directory that has them.",
+            dir.join(f).display()
+        );
+    }
+    dir
+}
+
+/// Imports the tiny test catalogue into `data_dir` with the model in `model_dir`, so its
+/// grants are embedded; returns the import's output (asserted successful).
+pub fn import_tiny_with_model(data_dir: &Path, model_dir: &Path) -> Output {
+    let o = command_with_model(data_dir, model_dir)
+        .args([
+            "import",
+            catalogue("test-catalogues/tiny").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "import failed: {}", stderr(&o));
+    o
+}
+
+/// The single line of a command's stdout (exactly one line, newline-terminated).
+#[track_caller]
+pub fn only_line(out: &str) -> String {
+    assert!(out.ends_with('\n'), "stdout is not one line: {out:?}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "stdout has more than one line: {out:?}");
+    lines[0].to_string()
+}
+
 /// Runs `grantmatch --data-dir DATA ARGS...` to completion.
 pub fn run(data_dir: &Path, args: &[&str]) -> Output {
     command(data_dir)

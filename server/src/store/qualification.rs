@@ -20,6 +20,15 @@ fn now() -> String {
     Utc::now().to_rfc3339()
 }
 
+/// Forgets the partner's qualification results: the prompt they answered has changed.
+fn forget_results(tx: &mut Conn, partner: Uuid) -> Result<(), ServerError> {
+    tx.execute(
+        "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
+        args![partner],
+    )?;
+    Ok(())
+}
+
 fn bump_version(tx: &mut Conn, partner: Uuid) -> Result<i64, ServerError> {
     tx.execute(
         "INSERT INTO partner_assessment (partner_id, version, updated_at) VALUES (?1, 1, ?2)
@@ -64,10 +73,7 @@ pub fn set_prompt(
         "UPDATE partner_assessment SET prompt = ?2, prompt_updated_at = ?3, rules = ?4 WHERE partner_id = ?1",
         args![partner, prompt, now(), rules],
     )?;
-    tx.execute(
-        "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
-        args![partner],
-    )?;
+    forget_results(&mut tx, partner)?;
     tx.commit()?;
     Ok(version)
 }
@@ -89,10 +95,7 @@ pub fn clear_prompt(db: &Db, partner: Uuid) -> Result<bool, ServerError> {
             "UPDATE partner_assessment SET prompt = NULL, prompt_updated_at = ?2, rules = NULL WHERE partner_id = ?1",
             args![partner, now()],
         )?;
-        tx.execute(
-            "UPDATE partner_grant_results SET ai_qualified = NULL, reasoning = NULL, qualification_key = NULL WHERE partner_id = ?1",
-            args![partner],
-        )?;
+        forget_results(&mut tx, partner)?;
     }
     tx.commit()?;
     Ok(had)
