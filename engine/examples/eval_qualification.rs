@@ -12,6 +12,8 @@
 //! accuracy of `ai_qualified`.
 //! (c) `fixtures/eval/qualification_v2.json`: six long partner prompts, 60 programmes
 //! each, labelled by reading, split into a tuning and a held-out half; F1 per prompt.
+//! `qualification_v3.json`: two shorter prompts written later (session 16), 60
+//! programmes each, all held out (never tuned on).
 //! (d) `fixtures/eval/categories_v2.json`: three category sets of five categories with
 //! descriptions, 110 programmes each, same split; F1 per category.
 
@@ -135,7 +137,8 @@ fn main() {
         );
     }
 
-    qualification_v2(&engine, &embedder);
+    qualification_set(&engine, &embedder, "v2");
+    qualification_set(&engine, &embedder, "v3");
     categories_v2(&engine, &embedder);
 
     // (b) qualification
@@ -187,18 +190,19 @@ fn prf(tp: usize, fp: usize, fn_: usize) -> (f64, f64, f64) {
     (p, r, 2.0 * p * r / (p + r).max(f64::EPSILON))
 }
 
-/// (c) `fixtures/eval/qualification_v2.json`: long partner prompts, programmes labelled
-/// by reading, a fixed tune/held-out split; F1 per prompt and split, macro-F1.
-fn qualification_v2(engine: &Engine, embedder: &Embedder) {
-    let file =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/eval/qualification_v2.json");
+/// (c) `fixtures/eval/qualification_v2.json` (`name` "v2"): long partner prompts,
+/// programmes labelled by reading, a fixed tune/held-out split; F1 per prompt and split,
+/// macro-F1. `qualification_v3.json`: two later, shorter prompts, every item held out.
+fn qualification_set(engine: &Engine, embedder: &Embedder, name: &str) {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../fixtures/eval/qualification_{name}.json"));
     let Ok(text) = std::fs::read_to_string(&file) else {
-        println!("no {} — qualification v2 not measured", file.display());
+        println!("no {} — qualification {name} not measured", file.display());
         return;
     };
     let cat = &engine.catalogue;
-    let v: serde_json::Value = serde_json::from_str(&text).expect("qualification_v2.json");
-    println!("\nqualification v2 ({})", file.display());
+    let v: serde_json::Value = serde_json::from_str(&text).expect("qualification set JSON");
+    println!("\nqualification {name} ({})", file.display());
     println!("| prompt | split | items | qualified (truth) | qualified (system) | precision | recall | F1 |");
     println!("|---|---|---|---|---|---|---|---|");
     let mut macro_f1: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
@@ -241,6 +245,9 @@ fn qualification_v2(engine: &Engine, embedder: &Embedder) {
                 tp += (truth && sys) as usize;
                 fp += (!truth && sys) as usize;
                 fn_ += (truth && !sys) as usize;
+            }
+            if n == 0 {
+                continue;
             }
             let (pr, re, f1) = prf(tp, fp, fn_);
             macro_f1.entry(split).or_default().push(f1);

@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 11;
+pub const METHOD_VERSION: u32 = 12;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -1323,6 +1323,26 @@ mod tests {
         // A grant-type word without negation or "nur" is no constraint.
         let p = QualificationPrompt::parse(cat, "Kredite für Gründer");
         assert!(p.excluded_types.is_empty() && p.only_types.is_empty());
+    }
+
+    /// The instruments a prompt accepts are what is paid, not its topic; a compound whose
+    /// head is a topic ("Investitionszuschüsse") stays.
+    #[test]
+    fn instrument_words_are_no_topic() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Qualifiziert sind Zuschüsse, Förderkredite und zinsgünstige Darlehen für \
+             Energieeffizienz und Investitionszuschüsse für Maschinen.",
+        );
+        assert!(p.excluded_types.is_empty() && p.only_types.is_empty());
+        assert_eq!(
+            p.topic, "Energieeffizienz Investitionszuschüsse Maschinen",
+            "{}",
+            p.topic
+        );
+        let p = QualificationPrompt::parse(cat, "Low-interest loans and grants for digitalisation");
+        assert_eq!(p.topic, "digitalisation");
     }
 
     /// Inclusion and exclusion sentences of a long partner prompt

@@ -244,6 +244,21 @@ const FILLER_WORDS: &[&str] = &[
     "small",
     "medium",
     "sized",
+    // How a partner speaks of the terms and the source of the money rather than a topic.
+    "zinsgunstig",
+    "zinsgunstige",
+    "zinsgunstigen",
+    "zinsverbilligt",
+    "zinsverbilligte",
+    "zinsverbilligten",
+    "low",
+    "interest",
+    "qualified",
+    "help",
+    "helps",
+    "federal",
+    "government",
+    "state",
 ];
 
 #[derive(Debug, Clone)]
@@ -281,6 +296,35 @@ pub(crate) fn grant_type_of_word(w: &str) -> Option<GrantType> {
         .iter()
         .find(|(stem, _)| w.contains(stem) && !w.starts_with("kreditinstitut"))
         .map(|(_, t)| *t)
+}
+
+/// The word names a funding instrument and nothing else ("Zuschüsse", "Förderkredite",
+/// "loans"), not a compound whose head is a topic ("Investitionszuschüsse",
+/// "Gründungskredit").
+fn names_only_an_instrument(w: &str) -> bool {
+    let w = w.strip_prefix("forder").unwrap_or(w);
+    grant_type_of_word(w).is_some()
+        && [
+            "kredit",
+            "darlehen",
+            "loan",
+            "burgschaft",
+            "garantie",
+            "guarantee",
+            "beteiligungen",
+            "beteiligungskapital",
+            "eigenkapital",
+            "equity",
+            "zuschuss",
+            "zuschusse",
+            "grant",
+            "beihilfe",
+            "subvention",
+            "subsid",
+            "zuwendung",
+        ]
+        .iter()
+        .any(|stem| w.starts_with(stem))
 }
 
 /// Words for Germany and an abbreviation of a Land (folded word prefix → region code);
@@ -673,6 +717,10 @@ impl QualificationPrompt {
                 if !self.only_types.contains(&t) {
                     self.only_types.push(t);
                 }
+                consumed[words[i].token] = true;
+            } else if names_only_an_instrument(&words[i].folded) {
+                // "Qualifiziert sind Zuschüsse und Kredite für …": the instrument is
+                // what is paid, not what the programme is about.
                 consumed[words[i].token] = true;
             }
         }
