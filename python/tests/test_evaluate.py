@@ -31,6 +31,19 @@ def test_load_eval_set(eval_set):
     assert all(g in (1, 2, 3) for v in qrels.values() for g in v.values())
 
 
+def test_the_fresh_held_out_set_joins_the_catalogue(engine):
+    """fixtures/eval/fresh: eight profiles never tuned on; every judged slug is a grant."""
+    profiles, qrels = grantmatch.load_eval_set(EVAL_DIR / "fresh")
+    assert [p["id"] for p in profiles] == [f"f0{i}" for i in range(1, 9)]
+    assert {p["split"] for p in profiles} == {"heldout"}
+    assert sum(len(v) for v in qrels.values()) == 187
+    for judged in qrels.values():
+        for slug in judged:
+            assert engine.grant(slug)["slug"] == slug
+    res = grantmatch.evaluate(engine, profiles[:2], qrels)
+    assert [r["split"] for r in res["per_profile"]] == ["heldout", "heldout"]
+
+
 def test_load_eval_set_errors(tmp_path):
     with pytest.raises(FileNotFoundError):
         grantmatch.load_eval_set(tmp_path)
