@@ -194,6 +194,78 @@ fn two_replicas_share_requests_quota_and_the_warning_mail() {
     assert_eq!(mails[0]["recipient"], "ops@example.org");
 }
 
+/// Token lookups are cached for at most a second per replica: a token revoked by the
+/// CLI (another process, as a revocation on another replica is) is refused by both
+/// replicas one second after the revocation — and not read from the store on every
+/// request before it.
+#[test]
+fn a_revoked_token_is_refused_by_both_replicas_within_a_second() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    run_ok(
+        &data,
+        &[
+            "import",
+            catalogue("test-catalogues/tiny").to_str().unwrap(),
+        ],
+    );
+    run_ok(
+        &data,
+        &[
+            "partner",
+            "create",
+            "--name",
+            "Replicated",
+            "--tier",
+            "starter",
+        ],
+    );
+    // The token and its id (`token create` names it on stderr).
+    let create = || {
+        let o = run(
+            &data,
+            &[
+                "token",
+                "create",
+                "--partner",
+                "Replicated",
+                "--scopes",
+                "grants:read",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let id = stderr(&o)
+            .split_whitespace()
+            .nth(1)
+            .expect("token ID created …")
+            .to_string();
+        (only_line(&stdout(&o)), id)
+    };
+    let ((token, id), (other_token, _)) = (create(), create());
+    let opts = |name| ServeOpts {
+        name,
+        args: &["--no-rate-limits"],
+        ..ServeOpts::default()
+    };
+    let a = Server::start_with(&data, tmp.path(), opts("replica-a"));
+    let b = Server::start_with(&data, tmp.path(), opts("replica-b"));
+    for r in [&a, &b] {
+        let (status, v) = r.get("/api/v1/grants?per_page=1", Some(&token));
+        assert_eq!(status, 200, "{v}");
+    }
+    run_ok(&data, &["token", "revoke", &id]);
+    let revoked = Instant::now();
+    std::thread::sleep(Duration::from_secs(1).saturating_sub(revoked.elapsed()));
+    for r in [&a, &b] {
+        for _ in 0..6 {
+            let (status, v) = r.get("/api/v1/grants?per_page=1", Some(&token));
+            assert_eq!(status, 401, "token {id} on {}: {v}", r.addr());
+        }
+        let (status, v) = r.get("/api/v1/grants?per_page=1", Some(&other_token));
+        assert_eq!(status, 200, "{v}");
+    }
+}
+
 /// Rate limits are kept per replica (in memory): each replica allows a token its
 /// limit, so N replicas behind a balancer allow at most N × the limit. This pins that
 /// documented tolerance: 3 per minute per token on each of two replicas.

@@ -8,7 +8,7 @@ use axum::http::{header, request::Parts, HeaderMap};
 use grantmatch_engine::{Engine, ResolvedScope, Scope};
 use uuid::Uuid;
 
-use crate::db::{Db, Partner};
+use crate::db::{Db, Partner, TokenInfo};
 use crate::error::{ApiError, ServerError};
 use crate::AppState;
 
@@ -26,6 +26,15 @@ pub struct PartnerCache {
 }
 
 impl PartnerCache {
+    /// The partner's context if it is resolved already (no database call).
+    pub fn cached(&self, id: Uuid) -> Option<Arc<PartnerCtx>> {
+        self.map
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .cloned()
+    }
+
     pub fn get(
         &self,
         engine: &Engine,
@@ -96,26 +105,38 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     Ok(token.trim())
 }
 
-/// Authenticates the bearer token of a request (the token store is read on the
-/// blocking pool, see [`crate::store::blocking`]).
+fn caller(info: TokenInfo, partner: Arc<PartnerCtx>) -> Caller {
+    Caller {
+        token_id: info.id,
+        scopes: info.scopes,
+        partner,
+        annotations_generation: info.annotations_generation,
+    }
+}
+
+/// Authenticates the bearer token of a request. A valid token looked up less than
+/// [`crate::store::token_cache::TOKEN_TTL`] ago (and its resolved partner) comes from
+/// memory on the async worker; otherwise the token store is read on the blocking pool
+/// (see [`crate::store::blocking`]).
 pub async fn authenticate(state: &Arc<AppState>, headers: &HeaderMap) -> Result<Caller, ApiError> {
-    let token = bearer(headers)?.to_string();
+    let token = bearer(headers)?;
+    if let Some(info) = state.db.cached_token(token) {
+        if let Some(partner) = state.partners.cached(info.partner_id) {
+            return Ok(caller(info, partner));
+        }
+    }
+    let token = token.to_string();
     let st = state.clone();
     crate::store::blocking(move || {
         let info = st
             .db
-            .authenticate(&token)?
+            .authenticate_cached(&token)?
             .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
         let partner = st
             .partners
             .get(&st.engine, &st.db, info.partner_id)?
             .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
-        Ok(Caller {
-            token_id: info.id,
-            scopes: info.scopes,
-            partner,
-            annotations_generation: info.annotations_generation,
-        })
+        Ok(caller(info, partner))
     })
     .await
     .map_err(|e| ApiError::from(ServerError::Task(format!("authentication: {e}"))))?

@@ -176,8 +176,10 @@ impl PartnerAnnotations {
 /// assessor or by the CLI), and authentication reads it with the token on every request.
 /// An entry is used only when its generation equals the one read at authentication, so
 /// a grant view shows the database's state as of the request's authentication — what
-/// reading the annotations in a second step showed, without the second hop. Tokens are
-/// never cached: every request still reads its token (a revocation is seen at once).
+/// reading the annotations in a second step showed, without the second hop. The token
+/// lookup itself is cached for up to [`crate::store::token_cache::TOKEN_TTL`]: changes
+/// made through this process drop the partner's cached tokens at once, changes by other
+/// processes (the CLI, another replica) show within that second.
 #[derive(Default)]
 pub struct AnnotationCache {
     entries: std::sync::RwLock<HashMap<Uuid, (i64, Arc<PartnerAnnotations>)>>,
