@@ -207,6 +207,10 @@ struct ServeArgs {
     /// Serve Prometheus `/metrics` on this address only (unset: on the API's address).
     #[arg(long, env = "GRANTMATCH_METRICS_ADDR")]
     metrics_addr: Option<SocketAddr>,
+    /// Seconds between checks for a newly imported catalogue snapshot, which is then
+    /// served without a restart (0: only on SIGHUP, which always checks at once).
+    #[arg(long, env = "GRANTMATCH_CATALOGUE_POLL", default_value_t = 5)]
+    catalogue_poll: u64,
 }
 
 #[derive(Subcommand)]

@@ -12,46 +12,71 @@ use crate::db::{Db, Partner, TokenInfo};
 use crate::error::{ApiError, ServerError};
 use crate::AppState;
 
-/// A partner with its scope resolved against the loaded catalogue.
+/// A partner with its scope resolved against a catalogue snapshot: `engine`, which the
+/// requests of this context use (so a snapshot swapped in meanwhile never meets a scope
+/// resolved against another one).
 pub struct PartnerCtx {
     pub partner: Partner,
     pub scope: ResolvedScope,
+    pub engine: Arc<Engine>,
 }
 
 /// Resolved partner contexts, by partner id. Partners are immutable once created, so
-/// entries never go stale for one loaded catalogue.
+/// an entry is valid as long as its engine is the one served; a new snapshot clears
+/// the cache ([`crate::AppState::replace_engine`]).
 #[derive(Default)]
 pub struct PartnerCache {
     map: RwLock<HashMap<Uuid, Arc<PartnerCtx>>>,
 }
 
 impl PartnerCache {
-    /// The partner's context if it is resolved already (no database call).
-    pub fn cached(&self, id: Uuid) -> Option<Arc<PartnerCtx>> {
+    /// The partner's context if it is resolved against `engine` already (no database
+    /// call).
+    pub fn cached(&self, engine: &Arc<Engine>, id: Uuid) -> Option<Arc<PartnerCtx>> {
         self.map
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .get(&id)
+            .filter(|ctx| Arc::ptr_eq(&ctx.engine, engine))
             .cloned()
     }
 
+    /// Drops every context (a new snapshot is served).
+    pub fn clear(&self) {
+        self.map.write().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
+    /// The partner's context resolved against `engine`: from the cache, resolved again
+    /// from the cached partner (another snapshot), or read from the database.
     pub fn get(
         &self,
-        engine: &Engine,
+        engine: &Arc<Engine>,
         db: &Db,
         id: Uuid,
     ) -> Result<Option<Arc<PartnerCtx>>, ServerError> {
-        if let Some(ctx) = self.map.read().unwrap_or_else(|p| p.into_inner()).get(&id) {
-            return Ok(Some(ctx.clone()));
-        }
-        let Some(partner) = db.partner(id)? else {
-            return Ok(None);
+        let known = self
+            .map
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .cloned();
+        let partner = match known {
+            Some(ctx) if Arc::ptr_eq(&ctx.engine, engine) => return Ok(Some(ctx)),
+            Some(ctx) => ctx.partner.clone(),
+            None => match db.partner(id)? {
+                Some(p) => p,
+                None => return Ok(None),
+            },
         };
         let scope = engine.resolve_scope(&Scope {
             region_ids: partner.region_ids.clone(),
             grant_area_ids: partner.grant_area_ids.clone(),
         });
-        let ctx = Arc::new(PartnerCtx { partner, scope });
+        let ctx = Arc::new(PartnerCtx {
+            partner,
+            scope,
+            engine: engine.clone(),
+        });
         self.map
             .write()
             .unwrap_or_else(|p| p.into_inner())
@@ -83,6 +108,11 @@ impl Caller {
 
     pub fn scope(&self) -> &ResolvedScope {
         &self.partner.scope
+    }
+
+    /// The catalogue snapshot of this request: the one its scope was resolved against.
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.partner.engine
     }
 }
 
@@ -120,8 +150,9 @@ fn caller(info: TokenInfo, partner: Arc<PartnerCtx>) -> Caller {
 /// (see [`crate::store::blocking`]).
 pub async fn authenticate(state: &Arc<AppState>, headers: &HeaderMap) -> Result<Caller, ApiError> {
     let token = bearer(headers)?;
+    let engine = state.engine();
     if let Some(info) = state.db.cached_token(token) {
-        if let Some(partner) = state.partners.cached(info.partner_id) {
+        if let Some(partner) = state.partners.cached(&engine, info.partner_id) {
             return Ok(caller(info, partner));
         }
     }
@@ -134,7 +165,7 @@ pub async fn authenticate(state: &Arc<AppState>, headers: &HeaderMap) -> Result<
             .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
         let partner = st
             .partners
-            .get(&st.engine, &st.db, info.partner_id)?
+            .get(&engine, &st.db, info.partner_id)?
             .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
         Ok(caller(info, partner))
     })
