@@ -38,7 +38,8 @@ struct Cli {
     /// Database of partners, tokens, matching requests, usage and quotas: unset or
     /// `sqlite://` = the SQLite file in the data directory, `sqlite://PATH` = that file,
     /// `postgres://user:password@host:port/dbname` = PostgreSQL (several `serve`
-    /// replicas may share it). Migrations are applied on start and by `db migrate`.
+    /// replicas may share it; TLS with `?sslmode=require`, or `verify-ca` / `verify-full`
+    /// with `&sslrootcert=PEM_FILE`). Migrations are applied on start and by `db migrate`.
     #[arg(
         long,
         global = true,

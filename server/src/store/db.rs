@@ -56,7 +56,10 @@ impl Location {
     pub fn describe(&self) -> String {
         match self {
             Location::Sqlite(p) => format!("sqlite://{}", p.display()),
-            Location::Postgres(url) => match url.parse::<tokio_postgres::Config>().ok() {
+            Location::Postgres(url) => match super::tls::target(url)
+                .ok()
+                .and_then(|t| t.url.parse::<tokio_postgres::Config>().ok())
+            {
                 Some(c) => {
                     let host = c
                         .get_hosts()

@@ -497,3 +497,68 @@ async fn postgres_connections_closed_by_the_server_are_reopened() {
         .unwrap();
     assert!(flushed.unwrap() >= 16);
 }
+
+/// TLS to PostgreSQL (`make test-postgres`: the throw-away server offers TLS with a
+/// certificate for `postgres.test` signed by a throw-away CA; skipped without them).
+/// The URL's `sslmode` decides: unset = plain as before, `require` = encrypted,
+/// `verify-ca` = the chain checked, `verify-full` = chain and host name checked.
+#[test]
+fn postgres_connections_use_tls_as_the_url_asks() {
+    use grantmatch_server::store::conn::PgConn;
+    let (Some(url), Ok(ca), Ok(other)) = (
+        grantmatch_server::store::testing::postgres_url(),
+        std::env::var("GRANTMATCH_TEST_TLS_ROOT_CERT"),
+        std::env::var("GRANTMATCH_TEST_TLS_OTHER_ROOT_CERT"),
+    ) else {
+        eprintln!("skipped: no PostgreSQL with TLS (make test-postgres)");
+        return;
+    };
+    let with = |params: &str| {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        format!("{url}{sep}{params}")
+    };
+    // Whether the connection of `url` is encrypted (pg_stat_ssl), or its error.
+    let encrypted = |url: &str| -> Result<bool, String> {
+        let mut conn = Conn::Postgres(Box::new(PgConn::connect(url).map_err(|e| e.to_string())?));
+        conn.query_row(
+            "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+            args![],
+            |r| r.get::<bool>(0),
+        )
+        .map_err(|e| e.to_string())
+    };
+    assert_eq!(encrypted(&url), Ok(false), "no sslmode: plain, as before");
+    assert_eq!(encrypted(&with("sslmode=prefer")), Ok(false));
+    assert_eq!(encrypted(&with("sslmode=require")), Ok(true));
+    // The certificate names postgres.test, not 127.0.0.1: verify-ca accepts it,
+    // verify-full only for that name (hostaddr: where to connect).
+    assert_eq!(
+        encrypted(&with(&format!("sslmode=verify-ca&sslrootcert={ca}"))),
+        Ok(true)
+    );
+    let err = encrypted(&with(&format!("sslmode=verify-full&sslrootcert={ca}"))).unwrap_err();
+    assert!(err.to_lowercase().contains("name"), "{err}");
+    let by_name = url.replacen("@127.0.0.1", "@postgres.test", 1);
+    assert_ne!(by_name, url);
+    let sep = if by_name.contains('?') { '&' } else { '?' };
+    assert_eq!(
+        encrypted(&format!(
+            "{by_name}{sep}hostaddr=127.0.0.1&sslmode=verify-full&sslrootcert={ca}"
+        )),
+        Ok(true)
+    );
+    // A CA that did not sign the server's certificate: refused.
+    let err = encrypted(&with(&format!("sslmode=verify-ca&sslrootcert={other}"))).unwrap_err();
+    assert!(err.to_lowercase().contains("certificate"), "{err}");
+    // The whole store over TLS.
+    let schema = grantmatch_server::store::testing::fresh_schema(&with("sslmode=require")).unwrap();
+    let db = Db::connect(&grantmatch_server::db::Location::Postgres(schema)).unwrap();
+    let p = db
+        .create_partner(&NewPartner {
+            name: "Over TLS".into(),
+            tier: "starter".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(db.partner(p.id).unwrap().unwrap().name, "Over TLS");
+}
