@@ -46,6 +46,16 @@ impl PartnerCache {
         self.map.write().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
+    /// Drops the contexts resolved against another engine than `engine` (a request that
+    /// took the old snapshot just before a swap may have put one back; it would keep
+    /// the old catalogue in memory until its partner's next request).
+    pub fn retain_engine(&self, engine: &Arc<Engine>) {
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|_, ctx| Arc::ptr_eq(&ctx.engine, engine));
+    }
+
     /// The partner's context resolved against `engine`: from the cache, resolved again
     /// from the cached partner (another snapshot), or read from the database.
     pub fn get(

@@ -169,6 +169,7 @@ pub fn spawn_watch(state: Arc<AppState>) {
                 }
                 Err(e) => tracing::error!(error = %e, "catalogue reload panicked"),
             }
+            state.partners.retain_engine(&state.engine());
         }
     });
 }
