@@ -38,7 +38,8 @@ struct Cli {
     /// Database of partners, tokens, matching requests, usage and quotas: unset or
     /// `sqlite://` = the SQLite file in the data directory, `sqlite://PATH` = that file,
     /// `postgres://user:password@host:port/dbname` = PostgreSQL (several `serve`
-    /// replicas may share it). Migrations are applied on start and by `db migrate`.
+    /// replicas may share it; TLS with `?sslmode=require`, or `verify-ca` / `verify-full`
+    /// with `&sslrootcert=PEM_FILE`). Migrations are applied on start and by `db migrate`.
     #[arg(
         long,
         global = true,
@@ -207,6 +208,10 @@ struct ServeArgs {
     /// Serve Prometheus `/metrics` on this address only (unset: on the API's address).
     #[arg(long, env = "GRANTMATCH_METRICS_ADDR")]
     metrics_addr: Option<SocketAddr>,
+    /// Seconds between checks for a newly imported catalogue snapshot, which is then
+    /// served without a restart (0: only on SIGHUP, which always checks at once).
+    #[arg(long, env = "GRANTMATCH_CATALOGUE_POLL", default_value_t = 5)]
+    catalogue_poll: u64,
 }
 
 #[derive(Subcommand)]

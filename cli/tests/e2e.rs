@@ -354,10 +354,13 @@ fn import_partner_token_serve_revoke() {
         .unwrap()
         .contains("per_page"));
 
-    // -- revoke: the running server refuses the token at once
+    // -- revoke: the running server refuses the token within a second (its token
+    // cache's TTL; README "Tokens")
     let o = run(data, &["token", "revoke", &token_id]);
+    let revoked = Instant::now();
     assert!(o.status.success(), "revoke failed: {}", stderr(&o));
     assert_eq!(stdout(&o), "");
+    std::thread::sleep(Duration::from_secs(1).saturating_sub(revoked.elapsed()));
     let (status, body) = server.get("/api/v1/grants?q=Digitalisierung", Some(&token));
     assert_eq!(status, 401, "{body}");
     assert_eq!(body["error"]["code"], "unauthorized");

@@ -194,6 +194,199 @@ fn two_replicas_share_requests_quota_and_the_warning_mail() {
     assert_eq!(mails[0]["recipient"], "ops@example.org");
 }
 
+/// Token lookups are cached for at most a second per replica: a token revoked by the
+/// CLI (another process, as a revocation on another replica is) is refused by both
+/// replicas one second after the revocation — and not read from the store on every
+/// request before it.
+#[test]
+fn a_revoked_token_is_refused_by_both_replicas_within_a_second() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    run_ok(
+        &data,
+        &[
+            "import",
+            catalogue("test-catalogues/tiny").to_str().unwrap(),
+        ],
+    );
+    run_ok(
+        &data,
+        &[
+            "partner",
+            "create",
+            "--name",
+            "Replicated",
+            "--tier",
+            "starter",
+        ],
+    );
+    // The token and its id (`token create` names it on stderr).
+    let create = || {
+        let o = run(
+            &data,
+            &[
+                "token",
+                "create",
+                "--partner",
+                "Replicated",
+                "--scopes",
+                "grants:read",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let id = stderr(&o)
+            .split_whitespace()
+            .nth(1)
+            .expect("token ID created …")
+            .to_string();
+        (only_line(&stdout(&o)), id)
+    };
+    let ((token, id), (other_token, _)) = (create(), create());
+    let opts = |name| ServeOpts {
+        name,
+        args: &["--no-rate-limits"],
+        ..ServeOpts::default()
+    };
+    let a = Server::start_with(&data, tmp.path(), opts("replica-a"));
+    let b = Server::start_with(&data, tmp.path(), opts("replica-b"));
+    for r in [&a, &b] {
+        let (status, v) = r.get("/api/v1/grants?per_page=1", Some(&token));
+        assert_eq!(status, 200, "{v}");
+    }
+    run_ok(&data, &["token", "revoke", &id]);
+    let revoked = Instant::now();
+    std::thread::sleep(Duration::from_secs(1).saturating_sub(revoked.elapsed()));
+    for r in [&a, &b] {
+        for _ in 0..6 {
+            let (status, v) = r.get("/api/v1/grants?per_page=1", Some(&token));
+            assert_eq!(status, 401, "token {id} on {}: {v}", r.addr());
+        }
+        let (status, v) = r.get("/api/v1/grants?per_page=1", Some(&other_token));
+        assert_eq!(status, 200, "{v}");
+    }
+}
+
+/// Polls GET `path` until it answers `want` (bounded); the time it took.
+#[track_caller]
+fn wait_for_status(
+    server: &Server,
+    path: &str,
+    token: &str,
+    want: u16,
+    limit: Duration,
+) -> Duration {
+    let start = Instant::now();
+    loop {
+        let (status, v) = server.get(path, Some(token));
+        if status == want {
+            return start.elapsed();
+        }
+        assert!(
+            start.elapsed() < limit,
+            "{path} still {status} after {limit:?}: {v}\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn served_snapshot(server: &Server) -> String {
+    let r = http(server.addr(), "GET", "/health", None, &[], None).unwrap();
+    r.json()["catalogue"]["snapshot"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A new import is served without a restart: a replica polling the data directory
+/// (`--catalogue-poll 1`) serves the new grant within seconds, one that only listens
+/// for SIGHUP (`--catalogue-poll 0`) keeps the old snapshot until it gets the signal;
+/// `/health` names the snapshot served. Both share one data directory and one store.
+#[test]
+fn replicas_pick_up_a_new_catalogue_without_a_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    run_ok(
+        &data,
+        &[
+            "import",
+            catalogue("test-catalogues/tiny").to_str().unwrap(),
+        ],
+    );
+    run_ok(
+        &data,
+        &[
+            "partner",
+            "create",
+            "--name",
+            "Replicated",
+            "--tier",
+            "starter",
+        ],
+    );
+    let token = only_line(&run_ok(
+        &data,
+        &[
+            "token",
+            "create",
+            "--partner",
+            "Replicated",
+            "--scopes",
+            "grants:read",
+        ],
+    ));
+    let opts = |name, args| ServeOpts {
+        name,
+        args,
+        ..ServeOpts::default()
+    };
+    let polling = Server::start_with(
+        &data,
+        tmp.path(),
+        opts("polling", &["--no-rate-limits", "--catalogue-poll", "1"]),
+    );
+    let on_hup = Server::start_with(
+        &data,
+        tmp.path(),
+        opts("on-hup", &["--no-rate-limits", "--catalogue-poll", "0"]),
+    );
+    let old = served_snapshot(&polling);
+    assert!(old.starts_with("snap-"), "{old}");
+    assert_eq!(served_snapshot(&on_hup), old);
+    let path = "/api/v1/grants/testprogramm-neu";
+    for s in [&polling, &on_hup] {
+        assert_eq!(s.get(path, Some(&token)).0, 404);
+    }
+
+    let changed = tiny_with_extra_grant(
+        &tmp.path().join("changed"),
+        "7d3c1a52-1b9e-4c55-9a57-2f1e0c6b7a01",
+        "testprogramm-neu",
+        "Testprogramm Neu nach dem Import",
+    );
+    run_ok(&data, &["import", changed.to_str().unwrap()]);
+
+    let took = wait_for_status(&polling, path, &token, 200, Duration::from_secs(10));
+    let new = served_snapshot(&polling);
+    assert_ne!(new, old);
+    let (_, v) = polling.get(path, Some(&token));
+    assert_eq!(
+        v["grant"]["title"], "Testprogramm Neu nach dem Import",
+        "{v}"
+    );
+    let (_, list) = polling.get("/api/v1/grants?per_page=100", Some(&token));
+    assert_eq!(list["meta"]["total_count"], 13, "{list}");
+    assert!(polling.log().contains("catalogue snapshot picked up"));
+    eprintln!("picked up by polling after {took:?}");
+
+    // The SIGHUP-only replica still serves the old snapshot, then the new one at once.
+    assert_eq!(on_hup.get(path, Some(&token)).0, 404);
+    assert_eq!(served_snapshot(&on_hup), old);
+    on_hup.signal("HUP");
+    wait_for_status(&on_hup, path, &token, 200, Duration::from_secs(10));
+    assert_eq!(served_snapshot(&on_hup), new);
+}
+
 /// Rate limits are kept per replica (in memory): each replica allows a token its
 /// limit, so N replicas behind a balancer allow at most N × the limit. This pins that
 /// documented tolerance: 3 per minute per token on each of two replicas.

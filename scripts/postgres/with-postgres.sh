@@ -42,8 +42,35 @@ trap stop EXIT
 
 "${RUN[@]}" "$BIN/initdb" -D "$DIR/data" -U grantmatch --auth=trust --no-sync -E UTF8 >"$DIR/initdb.log" 2>&1 \
   || { cat "$DIR/initdb.log" >&2; exit 1; }
+
+# TLS (when openssl is there): a throw-away CA and a server certificate for the name
+# postgres.test only (not 127.0.0.1), so that verify-full can be told from verify-ca.
+# Plain connections stay possible (ssl=on only offers TLS). The tests get the CA in
+# GRANTMATCH_TEST_TLS_ROOT_CERT and another CA, which signed nothing, in
+# GRANTMATCH_TEST_TLS_OTHER_ROOT_CERT.
+SSL_OPTS=""
+if command -v openssl >/dev/null 2>&1; then
+  T=$DIR/tls
+  mkdir -p "$T"
+  ( cd "$T"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=grantmatch test CA" \
+      -keyout ca.key -out ca.pem
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=other test CA" \
+      -keyout other.key -out other.pem
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=postgres.test" -keyout server.key -out server.csr
+    printf 'subjectAltName=DNS:postgres.test\nbasicConstraints=CA:FALSE\n' > ext.cnf
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+      -extfile ext.cnf -out server.pem
+  ) >"$DIR/openssl.log" 2>&1 || { cat "$DIR/openssl.log" >&2; exit 1; }
+  chmod 600 "$T/server.key"
+  if [ ${#RUN[@]} -gt 0 ]; then chown -R "$PGUSER_OS" "$T"; fi
+  chmod 755 "$T"; chmod 644 "$T/ca.pem" "$T/other.pem"
+  SSL_OPTS="-c ssl=on -c ssl_cert_file=$T/server.pem -c ssl_key_file=$T/server.key"
+  export GRANTMATCH_TEST_TLS_ROOT_CERT=$T/ca.pem GRANTMATCH_TEST_TLS_OTHER_ROOT_CERT=$T/other.pem
+fi
+
 "${RUN[@]}" "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -o \
-  "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+  "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off $SSL_OPTS" \
   start >/dev/null || { cat "$DIR/server.log" >&2; exit 1; }
 
 export GRANTMATCH_TEST_DATABASE_URL="postgres://grantmatch@127.0.0.1:$PORT/postgres"

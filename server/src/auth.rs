@@ -8,41 +8,85 @@ use axum::http::{header, request::Parts, HeaderMap};
 use grantmatch_engine::{Engine, ResolvedScope, Scope};
 use uuid::Uuid;
 
-use crate::db::{Db, Partner};
+use crate::db::{Db, Partner, TokenInfo};
 use crate::error::{ApiError, ServerError};
 use crate::AppState;
 
-/// A partner with its scope resolved against the loaded catalogue.
+/// A partner with its scope resolved against a catalogue snapshot: `engine`, which the
+/// requests of this context use (so a snapshot swapped in meanwhile never meets a scope
+/// resolved against another one).
 pub struct PartnerCtx {
     pub partner: Partner,
     pub scope: ResolvedScope,
+    pub engine: Arc<Engine>,
 }
 
 /// Resolved partner contexts, by partner id. Partners are immutable once created, so
-/// entries never go stale for one loaded catalogue.
+/// an entry is valid as long as its engine is the one served; a new snapshot clears
+/// the cache ([`crate::AppState::replace_engine`]).
 #[derive(Default)]
 pub struct PartnerCache {
     map: RwLock<HashMap<Uuid, Arc<PartnerCtx>>>,
 }
 
 impl PartnerCache {
+    /// The partner's context if it is resolved against `engine` already (no database
+    /// call).
+    pub fn cached(&self, engine: &Arc<Engine>, id: Uuid) -> Option<Arc<PartnerCtx>> {
+        self.map
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .filter(|ctx| Arc::ptr_eq(&ctx.engine, engine))
+            .cloned()
+    }
+
+    /// Drops every context (a new snapshot is served).
+    pub fn clear(&self) {
+        self.map.write().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
+    /// Drops the contexts resolved against another engine than `engine` (a request that
+    /// took the old snapshot just before a swap may have put one back; it would keep
+    /// the old catalogue in memory until its partner's next request).
+    pub fn retain_engine(&self, engine: &Arc<Engine>) {
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|_, ctx| Arc::ptr_eq(&ctx.engine, engine));
+    }
+
+    /// The partner's context resolved against `engine`: from the cache, resolved again
+    /// from the cached partner (another snapshot), or read from the database.
     pub fn get(
         &self,
-        engine: &Engine,
+        engine: &Arc<Engine>,
         db: &Db,
         id: Uuid,
     ) -> Result<Option<Arc<PartnerCtx>>, ServerError> {
-        if let Some(ctx) = self.map.read().unwrap_or_else(|p| p.into_inner()).get(&id) {
-            return Ok(Some(ctx.clone()));
-        }
-        let Some(partner) = db.partner(id)? else {
-            return Ok(None);
+        let known = self
+            .map
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .cloned();
+        let partner = match known {
+            Some(ctx) if Arc::ptr_eq(&ctx.engine, engine) => return Ok(Some(ctx)),
+            Some(ctx) => ctx.partner.clone(),
+            None => match db.partner(id)? {
+                Some(p) => p,
+                None => return Ok(None),
+            },
         };
         let scope = engine.resolve_scope(&Scope {
             region_ids: partner.region_ids.clone(),
             grant_area_ids: partner.grant_area_ids.clone(),
         });
-        let ctx = Arc::new(PartnerCtx { partner, scope });
+        let ctx = Arc::new(PartnerCtx {
+            partner,
+            scope,
+            engine: engine.clone(),
+        });
         self.map
             .write()
             .unwrap_or_else(|p| p.into_inner())
@@ -75,6 +119,11 @@ impl Caller {
     pub fn scope(&self) -> &ResolvedScope {
         &self.partner.scope
     }
+
+    /// The catalogue snapshot of this request: the one its scope was resolved against.
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.partner.engine
+    }
 }
 
 /// Extracts the bearer token from the `Authorization` header.
@@ -96,26 +145,39 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     Ok(token.trim())
 }
 
-/// Authenticates the bearer token of a request (the token store is read on the
-/// blocking pool, see [`crate::store::blocking`]).
+fn caller(info: TokenInfo, partner: Arc<PartnerCtx>) -> Caller {
+    Caller {
+        token_id: info.id,
+        scopes: info.scopes,
+        partner,
+        annotations_generation: info.annotations_generation,
+    }
+}
+
+/// Authenticates the bearer token of a request. A valid token looked up less than
+/// [`crate::store::token_cache::TOKEN_TTL`] ago (and its resolved partner) comes from
+/// memory on the async worker; otherwise the token store is read on the blocking pool
+/// (see [`crate::store::blocking`]).
 pub async fn authenticate(state: &Arc<AppState>, headers: &HeaderMap) -> Result<Caller, ApiError> {
-    let token = bearer(headers)?.to_string();
+    let token = bearer(headers)?;
+    let engine = state.engine();
+    if let Some(info) = state.db.cached_token(token) {
+        if let Some(partner) = state.partners.cached(&engine, info.partner_id) {
+            return Ok(caller(info, partner));
+        }
+    }
+    let token = token.to_string();
     let st = state.clone();
     crate::store::blocking(move || {
         let info = st
             .db
-            .authenticate(&token)?
+            .authenticate_cached(&token)?
             .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
         let partner = st
             .partners
-            .get(&st.engine, &st.db, info.partner_id)?
+            .get(&engine, &st.db, info.partner_id)?
             .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
-        Ok(Caller {
-            token_id: info.id,
-            scopes: info.scopes,
-            partner,
-            annotations_generation: info.annotations_generation,
-        })
+        Ok(caller(info, partner))
     })
     .await
     .map_err(|e| ApiError::from(ServerError::Task(format!("authentication: {e}"))))?

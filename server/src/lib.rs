@@ -20,6 +20,7 @@
 //! ([`metrics`], or on its own address with [`serve`]'s `metrics_addr`).
 
 pub mod auth;
+pub mod catalogue;
 pub mod clock;
 pub mod dashboard;
 pub mod error;
@@ -106,7 +107,13 @@ impl Default for HttpConfig {
 /// Shared state of all handlers.
 pub struct AppState {
     pub http: HttpConfig,
-    pub engine: Arc<Engine>,
+    /// The catalogue snapshot served now; replaced when a new import is picked up
+    /// ([`catalogue`]). Read it with [`AppState::engine`] once per request (a request
+    /// with a [`auth::Caller`] uses the caller's engine, the one its scope was resolved
+    /// against).
+    engine: arc_swap::ArcSwap<Engine>,
+    /// Where new snapshots are picked up from, and how often it is checked.
+    pub(crate) catalogue_watch: Option<catalogue::Watch>,
     pub db: Arc<Db>,
     pub matcher: Matcher,
     pub clock: Clock,
@@ -129,7 +136,8 @@ impl AppState {
         AppState {
             http: HttpConfig::default(),
             ledger: Arc::new(Ledger::new(db.clone())),
-            engine,
+            engine: arc_swap::ArcSwap::new(engine),
+            catalogue_watch: None,
             db,
             matcher: Matcher::new(MatchOptions::default(), matcher::DEFAULT_QUEUE_CAPACITY),
             clock: Clock::default(),
@@ -142,6 +150,29 @@ impl AppState {
             metrics: metrics::Metrics::default(),
             metrics_separate: false,
         }
+    }
+
+    /// The catalogue snapshot served now (an in-flight request keeps the one it took).
+    pub fn engine(&self) -> Arc<Engine> {
+        self.engine.load_full()
+    }
+
+    /// Serves `engine` from now on; requests that took the old one finish on it. The
+    /// partner scopes resolved against the old one are dropped.
+    pub fn replace_engine(&self, engine: Arc<Engine>) -> Arc<Engine> {
+        let old = self.engine.swap(engine);
+        self.partners.clear();
+        old
+    }
+
+    /// Picks up new catalogue snapshots of `data_dir` while serving: on SIGHUP, and every
+    /// `poll` when given ([`catalogue`]).
+    pub fn with_catalogue_watch(mut self, data_dir: &Path, poll: Option<Duration>) -> Self {
+        self.catalogue_watch = Some(catalogue::Watch {
+            data_dir: data_dir.to_path_buf(),
+            poll,
+        });
+        self
     }
 
     /// Serves `/metrics` only on the address given to [`serve`], not with the API.
@@ -190,7 +221,8 @@ impl AppState {
     pub fn open_with(data_dir: &Path, location: &db::Location) -> Result<Self, ServerError> {
         let engine = Engine::open(data_dir)?;
         let db = Db::connect(location)?;
-        Ok(Self::new(Arc::new(engine), Arc::new(db)))
+        Ok(Self::new(Arc::new(engine), Arc::new(db))
+            .with_catalogue_watch(data_dir, Some(catalogue::DEFAULT_POLL)))
     }
 }
 
@@ -214,7 +246,8 @@ async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     let db = state.db.clone();
     let database_ok = store::blocking(move || db.ping()).await.unwrap_or(false);
     let model = state.matcher.model_state();
-    let embeddings = state.engine.vectors().is_some();
+    let engine = state.engine();
+    let embeddings = engine.vectors().is_some();
     let service_state = match (model, embeddings && database_ok) {
         (ModelState::Loaded, true) => HealthStatus::Ok,
         (ModelState::Loading, true) => HealthStatus::Starting,
@@ -230,12 +263,8 @@ async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
             DatabaseState::Unreachable
         },
         catalogue: HealthCatalogue {
-            snapshot: state
-                .engine
-                .snapshot_dir()
-                .and_then(|d| d.file_name())
-                .map(|n| n.to_string_lossy().into_owned()),
-            grants: state.engine.catalogue.grants.len() as u64,
+            snapshot: catalogue::snapshot_name(&engine),
+            grants: engine.catalogue.grants.len() as u64,
             embeddings,
         },
     })
@@ -259,7 +288,7 @@ async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
 )]
 async fn ready(State(state): State<Arc<AppState>>) -> Result<Json<ReadyResponse>, ApiError> {
     state.matcher.embedder()?;
-    if state.engine.vectors().is_none() {
+    if state.engine().vectors().is_none() {
         return Err(ApiError::service_unavailable(
             "matching is unavailable: the catalogue has no embeddings (import it with the model available)",
         ));
@@ -446,7 +475,11 @@ pub async fn serve(
         .db
         .location()
         .map_or_else(|| "in memory".to_string(), db::Location::describe);
-    tracing::info!(%local, grants = state.engine.catalogue.grants.len(), %database, "grantmatch listening");
+    let engine = state.engine();
+    tracing::info!(%local, grants = engine.catalogue.grants.len(),
+        snapshot = catalogue::snapshot_name(&engine).unwrap_or_default(), %database, "grantmatch listening");
+    drop(engine);
+    catalogue::spawn_watch(state.clone());
     state.ledger.spawn_flusher();
     qualification::spawn_assessor(state.clone());
     match smtp {

@@ -5,10 +5,11 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use grantmatch_engine::embed::Embedder;
-use grantmatch_engine::{MatchInput, MatchOptions, ResolvedScope};
+use grantmatch_engine::{MatchInput, MatchOptions};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
+use crate::auth::PartnerCtx;
 use crate::error::{ApiError, ServerError};
 use crate::views::{MatchResult, ModelState};
 use crate::AppState;
@@ -103,30 +104,31 @@ impl Matcher {
     }
 }
 
-/// Runs a matching on the blocking pool.
+/// Runs a matching on the blocking pool, on the partner context's catalogue snapshot.
 pub async fn compute(
     state: &Arc<AppState>,
     embedder: Arc<Embedder>,
-    scope: ResolvedScope,
+    ctx: Arc<PartnerCtx>,
     input: MatchInput,
 ) -> Result<Vec<MatchResult>, ServerError> {
     let st = state.clone();
-    tokio::task::spawn_blocking(move || compute_blocking(&st, &embedder, &scope, &input))
+    tokio::task::spawn_blocking(move || compute_blocking(&st, &embedder, &ctx, &input))
         .await
         .map_err(|e| ServerError::Task(format!("matching: {e}")))?
 }
 
 /// Matches `input` on the calling thread (a blocking-pool thread: the model and the
-/// ranking take milliseconds).
+/// ranking take milliseconds), in the partner's scope on the snapshot it was resolved
+/// against.
 pub fn compute_blocking(
     state: &AppState,
     embedder: &Embedder,
-    scope: &ResolvedScope,
+    ctx: &PartnerCtx,
     input: &MatchInput,
 ) -> Result<Vec<MatchResult>, ServerError> {
-    let (engine, options) = (&state.engine, &state.matcher.options);
+    let (engine, options) = (&ctx.engine, &state.matcher.options);
     let (_, matches) =
-        engine.match_profile(embedder, scope, input, options, state.clock.today())?;
+        engine.match_profile(embedder, &ctx.scope, input, options, state.clock.today())?;
     let cat = &engine.catalogue;
     Ok(matches.iter().map(|m| MatchResult::new(cat, m)).collect())
 }
@@ -147,7 +149,7 @@ pub async fn complete_pending(
                 .ok_or_else(|| ServerError::Task(format!("matching request {id} vanished")))?;
             let partner = st
                 .partners
-                .get(&st.engine, &st.db, record.partner_id)?
+                .get(&st.engine(), &st.db, record.partner_id)?
                 .ok_or_else(|| {
                     ServerError::Task(format!("partner of matching request {id} vanished"))
                 })?;
@@ -157,7 +159,7 @@ pub async fn complete_pending(
         .map_err(|e| ServerError::Task(format!("matching: {e}")))??;
         let input = MatchInput::from_value(record.request.clone())?;
         let embedder = state.matcher.embedder()?;
-        compute(&state, embedder, partner.scope.clone(), input).await
+        compute(&state, embedder, partner, input).await
     }
     .await;
     // What the partner reads: the API's message (internal details only in the log).

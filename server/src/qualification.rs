@@ -176,8 +176,10 @@ impl PartnerAnnotations {
 /// assessor or by the CLI), and authentication reads it with the token on every request.
 /// An entry is used only when its generation equals the one read at authentication, so
 /// a grant view shows the database's state as of the request's authentication — what
-/// reading the annotations in a second step showed, without the second hop. Tokens are
-/// never cached: every request still reads its token (a revocation is seen at once).
+/// reading the annotations in a second step showed, without the second hop. The token
+/// lookup itself is cached for up to [`crate::store::token_cache::TOKEN_TTL`]: changes
+/// made through this process drop the partner's cached tokens at once, changes by other
+/// processes (the CLI, another replica) show within that second.
 #[derive(Default)]
 pub struct AnnotationCache {
     entries: std::sync::RwLock<HashMap<Uuid, (i64, Arc<PartnerAnnotations>)>>,
@@ -451,16 +453,18 @@ fn run_batch(
 }
 
 /// Assesses everything pending for one partner, in batches off the async threads.
+/// `fingerprints` are those of `engine`'s grants ([`grant_fingerprints`]).
 pub async fn assess_partner(
     state: &Arc<AppState>,
+    engine: &Arc<Engine>,
     partner: Uuid,
     fingerprints: Arc<Vec<[u8; 32]>>,
 ) -> Result<Outcome, ServerError> {
     let Ok(embedder) = state.matcher.embedder() else {
         return Ok(Outcome::ModelNotReady);
     };
-    let st = state.clone();
-    let ctx = crate::store::blocking(move || st.partners.get(&st.engine, &st.db, partner))
+    let (st, on) = (state.clone(), engine.clone());
+    let ctx = crate::store::blocking(move || st.partners.get(&on, &st.db, partner))
         .await
         .map_err(|e| ServerError::Io(format!("assessment task: {e}")))??;
     let Some(ctx) = ctx else {
@@ -469,7 +473,7 @@ pub async fn assess_partner(
             assessed: 0,
         });
     };
-    let (engine, db) = (state.engine.clone(), state.db.clone());
+    let (engine, db) = (engine.clone(), state.db.clone());
     let plan = {
         let (engine, db, ctx, fps) = (engine.clone(), db.clone(), ctx.clone(), fingerprints);
         crate::store::blocking(move || plan(&engine, &db, partner, &ctx.scope, &fps))
@@ -523,12 +527,17 @@ pub async fn assess_partner(
     Ok(Outcome::Done { version, assessed })
 }
 
-/// The assessor's memory: the last configuration version completed per partner.
+/// The assessor's memory: the last configuration version completed per partner, on the
+/// catalogue snapshot of `fingerprints` (a new snapshot starts over: the plan then
+/// re-assesses only the grants whose records changed).
 #[derive(Default)]
 pub struct Assessor {
     done: HashMap<Uuid, i64>,
-    fingerprints: Option<Arc<Vec<[u8; 32]>>>,
+    fingerprints: Option<(Arc<Engine>, Fingerprints)>,
 }
+
+/// The grant fingerprints of one snapshot ([`grant_fingerprints`]).
+type Fingerprints = Arc<Vec<[u8; 32]>>;
 
 impl Assessor {
     /// One pass: assesses every partner whose configuration changed since its last
@@ -538,16 +547,18 @@ impl Assessor {
         if state.matcher.embedder().is_err() {
             return Ok(None);
         }
+        let engine = state.engine();
         let fps = match &self.fingerprints {
-            Some(f) => f.clone(),
-            None => {
-                let engine = state.engine.clone();
+            Some((on, f)) if Arc::ptr_eq(on, &engine) => f.clone(),
+            _ => {
+                let on = engine.clone();
                 let f = Arc::new(
-                    tokio::task::spawn_blocking(move || grant_fingerprints(&engine))
+                    tokio::task::spawn_blocking(move || grant_fingerprints(&on))
                         .await
                         .map_err(|e| ServerError::Io(e.to_string()))?,
                 );
-                self.fingerprints = Some(f.clone());
+                self.done.clear();
+                self.fingerprints = Some((engine.clone(), f.clone()));
                 f
             }
         };
@@ -560,7 +571,7 @@ impl Assessor {
             if self.done.get(&partner) == Some(&version) {
                 continue;
             }
-            match assess_partner(state, partner, fps.clone()).await {
+            match assess_partner(state, &engine, partner, fps.clone()).await {
                 Ok(Outcome::Done { version, assessed }) => {
                     self.done.insert(partner, version);
                     total += assessed;

@@ -7,6 +7,8 @@
 //! filled provider addresses and contact points). Expected values come from the raw
 //! JSONL files (see `common`).
 
+#[path = "api/catalogue.rs"]
+mod catalogue;
 mod common;
 #[path = "api/dashboard.rs"]
 mod dashboard;

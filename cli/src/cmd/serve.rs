@@ -1,6 +1,7 @@
 //! `grantmatch serve`: the HTTP API on the imported catalogue.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::config::Store;
 use anyhow::{anyhow, bail, Context, Result};
@@ -38,13 +39,15 @@ pub fn run(store: &Store, model: ModelConfig, args: ServeArgs) -> Result<()> {
             quarter_share: args.quota_quarter_share,
         })
         .with_http(HttpConfig {
-            request_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
+            request_timeout: Duration::from_secs(args.request_timeout.max(1)),
             max_body_bytes: args.max_body_bytes,
             cors_origins: args.cors_origins.clone(),
-            header_read_timeout: std::time::Duration::from_secs(args.header_timeout.max(1)),
+            header_read_timeout: Duration::from_secs(args.header_timeout.max(1)),
             // In-flight requests end within the request timeout; then a margin.
-            drain_timeout: std::time::Duration::from_secs(args.request_timeout.max(1) + 10),
+            drain_timeout: Duration::from_secs(args.request_timeout.max(1) + 10),
         });
+    let poll = (args.catalogue_poll > 0).then(|| Duration::from_secs(args.catalogue_poll));
+    state = state.with_catalogue_watch(&store.data_dir, poll);
     state.mailer_configured = smtp.is_some();
     if args.metrics_addr.is_some() {
         state = state.with_separate_metrics();

@@ -114,6 +114,26 @@ pub fn import_tiny_with_model(data_dir: &Path, model_dir: &Path) -> Output {
     o
 }
 
+/// A copy of the tiny test catalogue in `dir` with one grant more: a copy of its first
+/// grant with `id`, `slug` and `title` (for imports that change the catalogue).
+pub fn tiny_with_extra_grant(dir: &Path, id: &str, slug: &str, title: &str) -> PathBuf {
+    let src = catalogue("test-catalogues/tiny");
+    std::fs::create_dir_all(dir).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+    let grants = std::fs::read_to_string(src.join("grants.jsonl")).unwrap();
+    let mut extra: serde_json::Value =
+        serde_json::from_str(grants.lines().next().unwrap()).unwrap();
+    extra["id"] = id.into();
+    extra["slug"] = slug.into();
+    extra["title"] = title.into();
+    let text = format!("{}{}\n", grants, extra);
+    std::fs::write(dir.join("grants.jsonl"), text).unwrap();
+    dir.to_path_buf()
+}
+
 /// The single line of a command's stdout (exactly one line, newline-terminated).
 #[track_caller]
 pub fn only_line(out: &str) -> String {
@@ -294,6 +314,16 @@ impl Server {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Sends `signal` (e.g. HUP) with kill(1), without waiting for anything.
+    pub fn signal(&self, signal: &str) {
+        let pid = self.child.id().to_string();
+        let st = Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .expect("kill(1) runs");
+        assert!(st.success(), "kill -{signal} {pid} failed");
     }
 
     /// Sends `signal` (TERM or INT) with kill(1) and waits for the exit (bounded by

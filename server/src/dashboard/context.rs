@@ -22,7 +22,7 @@ impl Ctx {
     /// None when the session's partner cannot be read (answer [`internal`]).
     pub async fn new(state: &Arc<AppState>, lang: Lang, signed: SignedIn) -> Option<Ctx> {
         let (st, id) = (state.clone(), signed.0.user.partner_id);
-        match crate::store::blocking(move || st.partners.get(&st.engine, &st.db, id)).await {
+        match crate::store::blocking(move || st.partners.get(&st.engine(), &st.db, id)).await {
             Ok(Ok(Some(partner))) => Some(Ctx {
                 lang,
                 signed,

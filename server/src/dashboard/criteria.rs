@@ -158,7 +158,7 @@ async fn load(state: &Arc<AppState>, ctx: &Ctx) -> Result<Value, String> {
     let st = state.clone();
     let partner = ctx.partner.partner.clone();
     crate::store::blocking(move || {
-        let mut status = q::status(&st.engine, &st.db, &partner)?;
+        let mut status = q::status(&st.engine(), &st.db, &partner)?;
         let cats = q::categories(&st.db, partner.id)?;
         status["category_list"] = serde_json::to_value(cats).unwrap_or_default();
         Ok::<_, ServerError>(status)
@@ -248,7 +248,7 @@ pub async fn set_prompt(
         Err(e) => return internal(e),
     };
     // The operator's corrections of the reading stay; they must still fit the catalogue.
-    if let Err(e) = QualificationPrompt::read(&state.engine.catalogue, text, rules.as_ref()) {
+    if let Err(e) = QualificationPrompt::read(&state.engine().catalogue, text, rules.as_ref()) {
         return page(&state, ctx, Some(&e.to_string()), Some(text)).await;
     }
     let owned = text.to_string();

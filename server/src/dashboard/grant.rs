@@ -56,7 +56,7 @@ pub async fn show(
     let Some(ctx) = Ctx::new(&state, lang, signed).await else {
         return internal("the session's partner");
     };
-    let engine = &state.engine;
+    let engine = ctx.partner.engine.clone();
     let Some(g) = engine
         .find_grant(&id)
         .filter(|&g| ctx.partner.scope.is_visible(g))

@@ -75,7 +75,7 @@ pub async fn list(
         Some(_) => Some(p.flag("ai_qualified")?),
     };
     let category_ids = p.uuids("custom_category_ids")?;
-    let engine = state.engine.clone();
+    let engine = caller.engine().clone();
     let db = state.db.clone();
     let partner = caller.partner.partner.id;
     let generation = caller.annotations_generation;
@@ -151,7 +151,7 @@ pub async fn detail(
     PathId(id): PathId,
 ) -> Result<Json<GrantDetailResponse>, ApiError> {
     caller.require("grants:read")?;
-    let engine = &state.engine;
+    let engine = caller.engine();
     let g = engine
         .find_grant(&id)
         .filter(|&g| caller.scope().is_visible(g))

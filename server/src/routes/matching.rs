@@ -81,9 +81,9 @@ pub async fn create(
     caller.require("matching:use")?;
     let ApiJson(value) = body?;
     let input = MatchInput::from_value(value.clone())?;
-    let profile = input.resolve(&state.engine.catalogue)?;
+    let profile = input.resolve(&caller.engine().catalogue)?;
     let embedder = state.matcher.embedder()?;
-    if state.engine.vectors().is_none() {
+    if caller.engine().vectors().is_none() {
         return Err(ApiError::service_unavailable(
             "matching is unavailable: the catalogue was imported without embeddings",
         ));
@@ -132,7 +132,7 @@ pub async fn create(
     // is one transaction, durable before the response is built.
     let (st, ctx) = (state.clone(), caller.partner.clone());
     let (record, quota, results) = crate::store::blocking_task("matching", move || {
-        let results = compute_blocking(&st, &embedder, &ctx.scope, &input)?;
+        let results = compute_blocking(&st, &embedder, &ctx, &input)?;
         drop(permit);
         record.status = MatchingStatus::Completed;
         record.results = Some(results.clone());

@@ -1,8 +1,6 @@
 //! GET /grant_providers and GET /grant_providers/:id.
 
-use std::sync::Arc;
-
-use axum::extract::{RawQuery, State};
+use axum::extract::RawQuery;
 use axum::Json;
 use grantmatch_engine::model::ProviderType;
 use grantmatch_engine::views::GrantProviderView;
@@ -12,7 +10,6 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::params::{clip, Params};
 use crate::views::{GrantProviderDetailResponse, GrantProviderListResponse, PageMeta};
-use crate::AppState;
 
 pub const MAX_PER_PAGE: usize = 100;
 
@@ -34,7 +31,6 @@ pub const MAX_PER_PAGE: usize = 100;
     security(("bearer" = ["grants:read"]))
 )]
 pub async fn list(
-    State(state): State<Arc<AppState>>,
     caller: Caller,
     RawQuery(query): RawQuery,
 ) -> Result<Json<GrantProviderListResponse>, ApiError> {
@@ -47,7 +43,7 @@ pub async fn list(
     )?;
     let q = p.q()?;
     let page = p.page(MAX_PER_PAGE)?;
-    let engine = &state.engine;
+    let engine = caller.engine();
     let page = engine.list_providers(q.as_deref(), provider_type, page);
     Ok(Json(GrantProviderListResponse {
         grant_providers: page
@@ -73,12 +69,11 @@ pub async fn list(
     security(("bearer" = ["grants:read"]))
 )]
 pub async fn detail(
-    State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
 ) -> Result<Json<GrantProviderDetailResponse>, ApiError> {
     caller.require("grants:read")?;
-    let engine = &state.engine;
+    let engine = caller.engine();
     let p = engine
         .find_provider(&id)
         .ok_or_else(|| ApiError::not_found(format!("no grant provider `{}`", clip(&id))))?;

@@ -3,9 +3,7 @@
 //! Reference records are the same for every partner; only the `grants_count` values
 //! are taken within the caller's scope. Detail paths accept a UUID or a slug.
 
-use std::sync::Arc;
-
-use axum::extract::{RawQuery, State};
+use axum::extract::RawQuery;
 use axum::Json;
 use grantmatch_engine::model::RegionType;
 use grantmatch_engine::views::{
@@ -19,7 +17,6 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ErrorBody};
 use crate::params::{clip, Params};
 use crate::views::*;
-use crate::AppState;
 
 /// Finds a record by UUID or slug; 404 naming `what` when there is none.
 fn find(
@@ -57,7 +54,6 @@ fn children_of(cat: &Catalogue, r: Idx) -> Vec<Idx> {
     security(("bearer" = ["grants:read"]))
 )]
 pub async fn regions(
-    State(state): State<Arc<AppState>>,
     caller: Caller,
     RawQuery(query): RawQuery,
 ) -> Result<Json<RegionsResponse>, ApiError> {
@@ -70,7 +66,7 @@ pub async fn regions(
         &["continent", "country", "state"],
     )?;
     let country_id = p.uuid("country_id")?;
-    let cat = &state.engine.catalogue;
+    let cat = &caller.engine().catalogue;
     let country = match country_id {
         None => None,
         Some(id) => {
@@ -149,12 +145,11 @@ pub async fn regions(
     security(("bearer" = ["grants:read"]))
 )]
 pub async fn region(
-    State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
 ) -> Result<Json<RegionDetailResponse>, ApiError> {
     caller.require("grants:read")?;
-    let cat = &state.engine.catalogue;
+    let cat = &caller.engine().catalogue;
     let r = find(
         &id,
         |u| cat.region_idx(u),
@@ -191,7 +186,6 @@ pub async fn region(
     security(("bearer" = ["grants:read"]))
 )]
 pub async fn grant_areas(
-    State(state): State<Arc<AppState>>,
     caller: Caller,
     RawQuery(query): RawQuery,
 ) -> Result<Json<GrantAreasResponse>, ApiError> {
@@ -199,7 +193,7 @@ pub async fn grant_areas(
     let p = Params::parse(query.as_deref());
     let flat = p.flag("flat")?;
     let include_parent = p.flag("include_parent")?;
-    let engine = &state.engine;
+    let engine = caller.engine();
     let cat = &engine.catalogue;
     let parents: Vec<Idx> = (0..cat.grant_areas.len() as Idx)
         .filter(|&a| cat.area_parent(a).is_none())
@@ -265,12 +259,11 @@ pub async fn grant_areas(
     security(("bearer" = ["grants:read"]))
 )]
 pub async fn grant_area(
-    State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
 ) -> Result<Json<GrantAreaDetailResponse>, ApiError> {
     caller.require("grants:read")?;
-    let cat = &state.engine.catalogue;
+    let cat = &caller.engine().catalogue;
     let a = find(
         &id,
         |u| cat.area_idx(u),
@@ -301,11 +294,10 @@ pub async fn grant_area(
     security(("bearer" = ["grants:read"]))
 )]
 pub async fn eligible_entities(
-    State(state): State<Arc<AppState>>,
     caller: Caller,
 ) -> Result<Json<EligibleEntityListResponse>, ApiError> {
     caller.require("grants:read")?;
-    let cat = &state.engine.catalogue;
+    let cat = &caller.engine().catalogue;
     let items: Vec<EligibleEntityView> = (0..cat.eligible_entities.len() as Idx)
         .map(|e| EligibleEntityView::new(cat, e))
         .collect();
@@ -331,12 +323,11 @@ pub async fn eligible_entities(
     security(("bearer" = ["grants:read"]))
 )]
 pub async fn eligible_entity(
-    State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
 ) -> Result<Json<EligibleEntityDetailResponse>, ApiError> {
     caller.require("grants:read")?;
-    let engine = &state.engine;
+    let engine = caller.engine();
     let cat = &engine.catalogue;
     let e = find(
         &id,
@@ -366,12 +357,9 @@ pub async fn eligible_entity(
     responses((status = 200, description = "All target groups.", body = TargetGroupListResponse)),
     security(("bearer" = ["grants:read"]))
 )]
-pub async fn target_groups(
-    State(state): State<Arc<AppState>>,
-    caller: Caller,
-) -> Result<Json<TargetGroupListResponse>, ApiError> {
+pub async fn target_groups(caller: Caller) -> Result<Json<TargetGroupListResponse>, ApiError> {
     caller.require("grants:read")?;
-    let cat = &state.engine.catalogue;
+    let cat = &caller.engine().catalogue;
     let items: Vec<TargetGroupView> = (0..cat.target_groups.len() as Idx)
         .map(|t| TargetGroupView::new(cat, t))
         .collect();
@@ -397,12 +385,11 @@ pub async fn target_groups(
     security(("bearer" = ["grants:read"]))
 )]
 pub async fn target_group(
-    State(state): State<Arc<AppState>>,
     caller: Caller,
     PathId(id): PathId,
 ) -> Result<Json<TargetGroupDetailResponse>, ApiError> {
     caller.require("grants:read")?;
-    let engine = &state.engine;
+    let engine = caller.engine();
     let cat = &engine.catalogue;
     let t = find(
         &id,

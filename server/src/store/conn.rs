@@ -56,12 +56,15 @@ fn wait<F: std::future::Future>(f: F) -> F::Output {
 }
 
 impl PgConn {
-    /// Connects to the server of `url` (a `postgres://` URL or key=value string).
+    /// Connects to the server of `url` (a `postgres://` URL or key=value string), over
+    /// TLS when its `sslmode` asks for it ([`super::tls`]).
     pub fn connect(url: &str) -> Result<Self, ServerError> {
-        let config: tokio_postgres::Config = url.parse()?;
+        let target = super::tls::target(url)?;
+        let config: tokio_postgres::Config = target.url.parse()?;
+        let tls = super::tls::client_config(&target.tls)?;
         let (tx, rx) = std::sync::mpsc::channel();
         postgres_runtime().spawn(async move {
-            match config.connect(tokio_postgres::NoTls).await {
+            match super::tls::connect(&config, tls).await {
                 Ok((client, connection)) => {
                     let _ = tx.send(Ok(client));
                     if let Err(e) = connection.await {
@@ -75,7 +78,8 @@ impl PgConn {
         });
         let client = rx
             .recv()
-            .map_err(|_| ServerError::Database("the PostgreSQL runtime stopped".into()))??;
+            .map_err(|_| ServerError::Database("the PostgreSQL runtime stopped".into()))?
+            .map_err(connect_error)?;
         Ok(PgConn {
             client,
             statements: HashMap::new(),
@@ -93,6 +97,18 @@ impl PgConn {
         self.statements.insert(sql.to_string(), st.clone());
         Ok(st)
     }
+}
+
+/// A failed connection with its causes (e.g. why a TLS handshake failed: the driver's
+/// own message is only "error performing TLS handshake").
+fn connect_error(e: tokio_postgres::Error) -> ServerError {
+    let mut message = format!("cannot connect: {e}");
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    ServerError::Database(message)
 }
 
 fn pg_args(args: &[Value]) -> Vec<&(dyn ToSql + Sync)> {

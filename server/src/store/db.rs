@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::conn::{Conn, Dialect, PgConn};
 use super::migrations;
+use super::token_cache::TokenCache;
 use crate::error::ServerError;
 
 pub use super::partners::{NewPartner, Partner, TokenInfo, TokenRow, SCOPES};
@@ -55,7 +56,10 @@ impl Location {
     pub fn describe(&self) -> String {
         match self {
             Location::Sqlite(p) => format!("sqlite://{}", p.display()),
-            Location::Postgres(url) => match url.parse::<tokio_postgres::Config>().ok() {
+            Location::Postgres(url) => match super::tls::target(url)
+                .ok()
+                .and_then(|t| t.url.parse::<tokio_postgres::Config>().ok())
+            {
                 Some(c) => {
                     let host = c
                         .get_hosts()
@@ -96,6 +100,8 @@ pub struct Db {
     /// Where the next reader search starts (round robin).
     next_reader: AtomicUsize,
     location: Option<Location>,
+    /// Valid tokens read in the last second ([`TokenCache`]).
+    pub(crate) token_cache: TokenCache,
 }
 
 fn lock(m: &Mutex<Conn>) -> MutexGuard<'_, Conn> {
@@ -183,6 +189,7 @@ impl Db {
             readers,
             next_reader: AtomicUsize::new(0),
             location: Some(location.clone()),
+            token_cache: TokenCache::default(),
         })
     }
 
@@ -197,6 +204,7 @@ impl Db {
             readers: Vec::new(),
             next_reader: AtomicUsize::new(0),
             location: None,
+            token_cache: TokenCache::default(),
         })
     }
 
@@ -545,6 +553,33 @@ mod tests {
         for _ in 0..2 * READERS {
             assert!(db.authenticate(&token).unwrap().is_none());
         }
+    }
+
+    #[test]
+    fn cached_lookups_see_another_process_revocation_within_the_ttl_and_this_process_at_once() {
+        use crate::store::token_cache::TOKEN_TTL;
+        let (dir, db, p, row, token) = file_db();
+        assert_eq!(db.cached_token(&token), None);
+        let info = db.authenticate_cached(&token).unwrap().unwrap();
+        assert_eq!(db.cached_token(&token), Some(info.clone()));
+        // Another process revokes: the cache answers for less than the TTL after the
+        // read, then the database's answer counts.
+        let read_at = std::time::Instant::now();
+        let cli = Db::open(dir.path()).unwrap();
+        assert!(cli.revoke_token(row.id).unwrap());
+        if read_at.elapsed() < TOKEN_TTL / 2 {
+            assert_eq!(db.authenticate_cached(&token).unwrap(), Some(info));
+        }
+        std::thread::sleep(TOKEN_TTL.saturating_sub(read_at.elapsed()));
+        assert_eq!(db.cached_token(&token), None);
+        assert_eq!(db.authenticate_cached(&token).unwrap(), None);
+        // A revoked token is not cached again; this process's revocation holds at once.
+        assert_eq!(db.cached_token(&token), None);
+        let (row, token) = db.create_token(p.id, &["grants:read".into()]).unwrap();
+        assert!(db.authenticate_cached(&token).unwrap().is_some());
+        assert!(db.revoke_token(row.id).unwrap());
+        assert_eq!(db.cached_token(&token), None);
+        assert_eq!(db.authenticate_cached(&token).unwrap(), None);
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub mod qualification;
 pub mod sql;
 #[doc(hidden)]
 pub mod testing;
+pub mod tls;
+pub mod token_cache;
 pub mod usage;
 
 use std::cell::Cell;

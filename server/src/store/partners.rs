@@ -237,12 +237,15 @@ impl Db {
         Ok((row, token))
     }
 
-    /// Revokes a token by id. Returns false when no such active token exists.
+    /// Revokes a token by id. Returns false when no such active token exists. This
+    /// process's token cache forgets the token at once; other processes' caches within
+    /// [`super::token_cache::TOKEN_TTL`].
     pub fn revoke_token(&self, id: Uuid) -> Result<bool, ServerError> {
         let n = self.writer().execute(
             "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
             args![id, Utc::now()],
         )?;
+        self.token_cache.forget_token(id);
         Ok(n == 1)
     }
 
@@ -262,8 +265,34 @@ impl Db {
         )
     }
 
+    /// The token of `presented` if this process looked it up less than
+    /// [`super::token_cache::TOKEN_TTL`] ago and found it valid: no database call, so
+    /// also on an async worker thread.
+    pub fn cached_token(&self, presented: &str) -> Option<TokenInfo> {
+        self.token_cache
+            .get(&hash_token(presented), std::time::Instant::now())
+    }
+
+    /// [`Db::authenticate`] through the token cache: a valid token read less than
+    /// [`super::token_cache::TOKEN_TTL`] ago is not read again (see
+    /// [`super::token_cache`]).
+    pub fn authenticate_cached(&self, presented: &str) -> Result<Option<TokenInfo>, ServerError> {
+        let hash = hash_token(presented);
+        let now = std::time::Instant::now();
+        if let Some(info) = self.token_cache.get(&hash, now) {
+            return Ok(Some(info));
+        }
+        let start = self.token_cache.start(now);
+        let info = self.authenticate(presented)?;
+        if let Some(info) = &info {
+            self.token_cache.put(hash, info.clone(), start);
+        }
+        Ok(info)
+    }
+
     /// Looks an active token up by the hash of the presented secret; the stored hash is
-    /// compared in constant time.
+    /// compared in constant time. Always reads the database (the server uses
+    /// [`Db::authenticate_cached`]).
     pub fn authenticate(&self, presented: &str) -> Result<Option<TokenInfo>, ServerError> {
         let hash = hash_token(presented);
         // One statement, so one read snapshot: the token as it is now (a revocation

@@ -75,6 +75,7 @@ pub fn set_prompt(
     )?;
     forget_results(&mut tx, partner)?;
     tx.commit()?;
+    db.token_cache.forget_partner(partner);
     Ok(version)
 }
 
@@ -98,6 +99,7 @@ pub fn clear_prompt(db: &Db, partner: Uuid) -> Result<bool, ServerError> {
         forget_results(&mut tx, partner)?;
     }
     tx.commit()?;
+    db.token_cache.forget_partner(partner);
     Ok(had)
 }
 
@@ -149,6 +151,7 @@ pub fn add_category(
         args![partner],
     )?;
     tx.commit()?;
+    db.token_cache.forget_partner(partner);
     Ok(cat)
 }
 
@@ -168,6 +171,7 @@ pub fn remove_category(db: &Db, partner: Uuid, id: Uuid) -> Result<bool, ServerE
         )?;
     }
     tx.commit()?;
+    db.token_cache.forget_partner(partner);
     Ok(n == 1)
 }
 
@@ -377,6 +381,7 @@ pub(crate) fn write_batch(
         tx.execute(sql, &row)?;
     }
     tx.commit()?;
+    db.token_cache.forget_partner(partner);
     Ok(true)
 }
 

@@ -160,7 +160,8 @@ async fn dashboard_matching_history_lists_requests_and_links_the_grants() {
     let (p, session) = user(&s, "A", "a@example.org").await;
     let r = get(&s, "/dashboard/matching", &session).await;
     assert!(r.text.contains("No matching requests yet"), "{}", r.text);
-    let cat = &s.engine.catalogue;
+    let engine = s.engine();
+    let cat = &engine.catalogue;
     let results: Vec<MatchResult> = cat.grants[..5]
         .iter()
         .enumerate()
@@ -226,7 +227,7 @@ async fn dashboard_matching_history_lists_requests_and_links_the_grants() {
 async fn dashboard_grant_page_keeps_to_the_partners_scope() {
     let s = state(0.25);
     let bayern = s
-        .engine
+        .engine()
         .catalogue
         .regions
         .iter()
@@ -311,7 +312,7 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
         .unwrap()
         .unwrap();
     let status =
-        crate::common::off_runtime(|| qualification::status(&s.engine, &s.db, &partner)).unwrap();
+        crate::common::off_runtime(|| qualification::status(&s.engine(), &s.db, &partner)).unwrap();
     let lines: Vec<&str> = status["reading_description"]
         .as_array()
         .unwrap()

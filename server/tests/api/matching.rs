@@ -1934,7 +1934,7 @@ async fn health_and_readiness_follow_the_model() {
     assert_eq!(h.json["database"], "ok");
     assert_eq!(
         h.json["catalogue"]["grants"],
-        json!(loading.state.engine.catalogue.grants.len())
+        json!(loading.state.engine().catalogue.grants.len())
     );
     assert_eq!(h.json["catalogue"]["embeddings"], true);
     for r in [

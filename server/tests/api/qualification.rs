@@ -425,7 +425,7 @@ async fn results_persist_across_a_restart() {
     let partner = crate::common::off_runtime(|| db.partner(a))
         .unwrap()
         .unwrap();
-    let status = crate::common::off_runtime(|| q::status(&state.engine, &db, &partner)).unwrap();
+    let status = crate::common::off_runtime(|| q::status(&state.engine(), &db, &partner)).unwrap();
     assert_eq!(status["pending"], 0, "{status}");
     assert_eq!(status["qualification"]["assessed"], 12, "{status}");
 }
@@ -441,7 +441,7 @@ async fn the_background_assessor_notices_changes_and_reports_progress() {
     let started = Instant::now();
     loop {
         let status =
-            crate::common::off_runtime(|| q::status(&t.state.engine, &t.db, &partner)).unwrap();
+            crate::common::off_runtime(|| q::status(&t.state.engine(), &t.db, &partner)).unwrap();
         if status["pending"] == 0 {
             assert_eq!(status["qualification"]["total"], 12);
             break;
@@ -518,9 +518,9 @@ async fn rules_correct_the_reading_and_a_change_reassesses() {
     crate::common::off_runtime(|| q::set_prompt(&t.db, t.a, PROMPT, Some(&rules))).unwrap();
     let config = crate::common::off_runtime(|| q::config(&t.db, t.a)).unwrap();
     assert_eq!(config.rules.as_ref(), Some(&rules));
-    let bayern = t.state.engine.catalogue.find_region("Bayern").unwrap();
+    let bayern = t.state.engine().catalogue.find_region("Bayern").unwrap();
     assert_eq!(
-        config.read_prompt(&t.state.engine).unwrap().regions,
+        config.read_prompt(&t.state.engine()).unwrap().regions,
         vec![bayern]
     );
     let mut assessor = Assessor::default();
