@@ -189,7 +189,10 @@ impl Db {
             readers,
             next_reader: AtomicUsize::new(0),
             location: Some(location.clone()),
-            token_cache: TokenCache::default(),
+            token_cache: TokenCache::new(
+                super::token_cache::ttl_for(matches!(location, Location::Postgres(_))),
+                super::token_cache::TOKEN_CACHE_CAPACITY,
+            ),
         })
     }
 
@@ -206,6 +209,18 @@ impl Db {
             location: None,
             token_cache: TokenCache::default(),
         })
+    }
+
+    /// The same store with token lookups cached for `ttl` (tests of the cache on SQLite;
+    /// see [`super::token_cache::ttl_for`] for the defaults).
+    pub fn with_token_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.token_cache = TokenCache::new(ttl, super::token_cache::TOKEN_CACHE_CAPACITY);
+        self
+    }
+
+    /// How long this store reuses a token lookup ([`super::token_cache::ttl_for`]).
+    pub fn token_ttl(&self) -> std::time::Duration {
+        self.token_cache.ttl()
     }
 
     /// Where the database lives (`None`: in memory).
@@ -559,6 +574,8 @@ mod tests {
     fn cached_lookups_see_another_process_revocation_within_the_ttl_and_this_process_at_once() {
         use crate::store::token_cache::TOKEN_TTL;
         let (dir, db, p, row, token) = file_db();
+        // The TTL of PostgreSQL (SQLite caches nothing by default).
+        let db = db.with_token_ttl(TOKEN_TTL);
         assert_eq!(db.cached_token(&token), None);
         let info = db.authenticate_cached(&token).unwrap().unwrap();
         assert_eq!(db.cached_token(&token), Some(info.clone()));
@@ -579,6 +596,18 @@ mod tests {
         assert!(db.authenticate_cached(&token).unwrap().is_some());
         assert!(db.revoke_token(row.id).unwrap());
         assert_eq!(db.cached_token(&token), None);
+        assert_eq!(db.authenticate_cached(&token).unwrap(), None);
+    }
+
+    /// The CLI contract on the embedded default: a `grantmatch token revoke` (another
+    /// process) holds at the server's next request, also right after a cached-path read.
+    #[test]
+    fn on_sqlite_another_process_revocation_holds_at_the_next_request() {
+        let (dir, db, _, row, token) = file_db();
+        assert!(db.authenticate_cached(&token).unwrap().is_some());
+        assert_eq!(db.cached_token(&token), None);
+        let cli = Db::open(dir.path()).unwrap();
+        assert!(cli.revoke_token(row.id).unwrap());
         assert_eq!(db.authenticate_cached(&token).unwrap(), None);
     }
 

@@ -4,7 +4,8 @@
 //! Keyed by the SHA-256 of the presented token (the same hash the database stores), an
 //! entry holds what the token's lookup read ([`TokenInfo`]: token, partner, scopes and
 //! the partner's annotations generation) and is used for at most [`TOKEN_TTL`] after the
-//! moment its database read *started*. So:
+//! moment its database read *started* — on PostgreSQL; on the embedded SQLite default
+//! nothing is cached ([`ttl_for`]). So, on PostgreSQL:
 //!
 //! - a revocation (or an annotations change) committed by another process — the CLI,
 //!   another replica — is seen by every request that starts `TOKEN_TTL` after its
@@ -27,8 +28,21 @@ use uuid::Uuid;
 
 use super::partners::TokenInfo;
 
-/// How long a token lookup is reused: a revocation by another process holds within this.
+/// How long a token lookup is reused on PostgreSQL: a revocation by another process
+/// holds within this.
 pub const TOKEN_TTL: Duration = Duration::from_secs(1);
+
+/// The token TTL of a store: [`TOKEN_TTL`] on PostgreSQL, where each lookup is a network
+/// round trip; zero (no caching) on the embedded SQLite default, where the lookup is a
+/// local read and the CLI contract says a `grantmatch token revoke` holds at the next
+/// request.
+pub fn ttl_for(postgres: bool) -> Duration {
+    if postgres {
+        TOKEN_TTL
+    } else {
+        Duration::ZERO
+    }
+}
 
 /// At most this many tokens are kept; when full, the expired entries are dropped, and
 /// if that is not enough, all of them.
@@ -66,6 +80,11 @@ impl TokenCache {
         }
     }
 
+    /// How long a lookup is reused (zero: nothing is cached).
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
     /// The token of `hash` if it was read less than the TTL before `now`.
     pub fn get(&self, hash: &[u8; 32], now: Instant) -> Option<TokenInfo> {
         let entries = self.entries.read().unwrap_or_else(|p| p.into_inner());
@@ -86,6 +105,9 @@ impl TokenCache {
     /// Keeps the token read by the lookup begun at `start`, unless an invalidation
     /// happened since (its read may predate the change).
     pub fn put(&self, hash: [u8; 32], info: TokenInfo, start: LookupStart) {
+        if self.ttl.is_zero() {
+            return;
+        }
         let mut entries = self.entries.write().unwrap_or_else(|p| p.into_inner());
         if self.epoch.load(Ordering::SeqCst) != start.epoch {
             return;
