@@ -59,7 +59,7 @@ fn rules() -> &'static [Rule] {
             (
                 Agriculture,
                 r"landwirt|agrar|rentenbank|\bbmel\b|ernährungswirtschaft|lebensmittel|weinbau|gartenbau|tierhalt|tierwohl|milch|aquakultur|fischerei|forstwirt|forstbetrieb|\bwald|\bforst",
-                r"landwirt|agrar|bauer|bäuer|\bfarm|agri|\bhof\b|höfe|milch|dairy|wein|winzer|garten|gärtn|tier|animal|lebensmittel|food|ernährung|fisch|fish|forst|forest|\bwald|wood|holz|rural|ländlich|cheese|käse|vieh|livestock|crop|acker|vineyard|horticult|imker|\bbees?\b",
+                r"landwirt|agrar|bauer|bäuer|\bfarm|agri|\bhof\b|höfe|milch|dairy|wein|winzer|\bgarten|gärtn|\btier|nutztier|animal|lebensmittel|food|ernährung|fisch|fish|forst|forest|\bwald|holzwirtschaft|sägewerk|sawmill|timber|rural|ländlich|cheese|käse|vieh|livestock|crop|acker|vineyard|horticult|imker|\bbees?\b",
             ),
             (
                 Health,
@@ -95,7 +95,7 @@ fn rules() -> &'static [Rule] {
             (
                 Transport,
                 r"elektromobil|\bverkehr|verkehrs|radverkehr|nahverkehr|güterkraft|fahrzeug|\bbusse?\b|\bbahn|schienen|logistik|ladeinfrastruktur|\blkw|nutzfahrzeug",
-                r"mobil|verkehr|transport|fahrzeug|vehicle|\bbus|bahn|rail|\brad|fahrrad|bike|cycl|logist|\bauto|\bcars?\b|fleet|flotte|lkw|truck|\blade|charging|pendl|commut|taxi|öpnv|spedition|freight|shuttle",
+                r"\bmobil|elektromobil|verkehr|transport|fahrzeug|vehicle|\bbus|bahn|rail|\brad|fahrrad|bike|cycl|logist|\bauto|\bcars?\b|fleet|flotte|lkw|truck|\blade|charging|pendl|commut|taxi|öpnv|spedition|freight|shuttle",
             ),
             (
                 Tourism,
@@ -230,5 +230,29 @@ mod tests {
             &film
         ));
         assert!(!misfit(&of_title("Markterschließungsprogramm"), &pumps));
+    }
+
+    /// A word that merely contains a sector's word is no sign of it: a carpentry builds
+    /// with wood but is no forestry, a Kita is no garden, a Quartier no animal, a real
+    /// estate agent no mobility.
+    #[test]
+    fn words_that_contain_a_sector_word_do_not_name_it() {
+        use Sector::*;
+        let farm_title = of_title("Bayerisches Sonderprogramm Landwirtschaft Digital");
+        for text in [
+            "Zimmerei: wir bauen Dachstühle und Holzrahmenhäuser in Holzbauweise.",
+            "Träger von drei Kindergärten und einem Kindergarten-Neubau",
+            "Quartiersarbeit und Nachbarschaftshilfe im Kiez",
+        ] {
+            assert!(misfit(&farm_title, &in_profile(text)), "{text}");
+        }
+        for text in [
+            "Wir halten Tiere artgerecht und bauen einen Garten.",
+            "Ein Sägewerk im Schwarzwald",
+        ] {
+            assert!(in_profile(text).contains(&Agriculture), "{text}");
+        }
+        assert!(!in_profile("Immobilienverwaltung in Köln").contains(&Transport));
+        assert!(in_profile("Elektromobilität für unsere Flotte").contains(&Transport));
     }
 }
