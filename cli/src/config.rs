@@ -10,7 +10,7 @@ use grantmatch_server::db::{Db, Location};
 
 pub fn model_config(dir: Option<PathBuf>, variant: &str) -> Result<ModelConfig> {
     let variant = ModelVariant::parse(variant)
-        .ok_or_else(|| anyhow!("unknown model variant `{variant}` (fp32 or int8)"))?;
+        .ok_or_else(|| anyhow!("unknown model variant `{variant}` (fp32, int8 or q4)"))?;
     Ok(ModelConfig {
         dir: dir.unwrap_or_else(|| default_model_dir(std::env::var_os)),
         variant,

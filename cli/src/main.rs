@@ -50,7 +50,8 @@ struct Cli {
     /// Directory of the embedding model assets (default ~/.cache/grantmatch/model).
     #[arg(long, global = true, env = "GRANTMATCH_MODEL_DIR")]
     model_dir: Option<PathBuf>,
-    /// Model variant: fp32 (reference) or int8 (about twice as fast).
+    /// Model variant: fp32 (reference), int8 (about twice as fast) or q4 (the fp32
+    /// vectors from the source's 4-bit weights, a sixth of the memory).
     #[arg(
         long,
         global = true,

