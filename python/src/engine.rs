@@ -256,8 +256,9 @@ impl PyEngine {
     ///         `$GRANTMATCH_DATA_DIR`, else `./data`.
     ///     model_dir: the model assets; default `$GRANTMATCH_MODEL_DIR`, else
     ///         `~/.cache/grantmatch/model`.
-    ///     model_variant: `"fp32"` (the reference, as the server), `"int8"` (about
-    ///         twice as fast) or `"q4"` (fp32's vectors, a sixth of the memory); default `$GRANTMATCH_MODEL_VARIANT`, else `"fp32"`. The
+    ///     model_variant: `"q4"` (fp32's vectors in a sixth of the memory, the server's
+    ///         default), `"fp32"` (the reference) or `"int8"` (about twice as fast);
+    ///         default `$GRANTMATCH_MODEL_VARIANT`, else `"q4"`. The
     ///         catalogue must have been imported with the same variant to match.
     ///     threads: ONNX Runtime threads for embedding (default: all cores).
     ///     load_model: `False` opens the catalogue alone (listing works; `embed` and

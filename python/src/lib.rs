@@ -40,8 +40,8 @@ use engine::Settings;
 ///     data_dir: the data directory (default `$GRANTMATCH_DATA_DIR`, else `./data`).
 ///     model_dir: the model assets (default `$GRANTMATCH_MODEL_DIR`, else
 ///         `~/.cache/grantmatch/model`).
-///     model_variant: `"fp32"`, `"int8"` or `"q4"` (default `$GRANTMATCH_MODEL_VARIANT`, else
-///         `"fp32"`); the server and `Engine.match` need the variant they load.
+///     model_variant: `"q4"`, `"fp32"` or `"int8"` (default `$GRANTMATCH_MODEL_VARIANT`, else
+///         `"q4"`); the server and `Engine.match` need the variant they load.
 ///     embeddings: `False` imports without embeddings (listing works, matching does
 ///         not).
 ///     threads: ONNX Runtime threads (default: all cores).

@@ -46,13 +46,14 @@ fn length_batches(texts: &[String]) -> Vec<Vec<usize>> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ModelVariant {
     /// Full-precision weights (dequantised from the 4-bit source): the reference.
-    #[default]
     Fp32,
     /// Dynamic int8 quantisation: about twice as fast, cosine ≈ 0.98–0.99 to fp32.
     Int8,
     /// The source's 4-bit weight blocks kept as they are (ONNX Runtime's `MatMulNBits`
     /// and `GatherBlockQuantized`, computed in f32): the fp32 model's vectors (cosine
-    /// 1.0000000) in a sixth of the memory.
+    /// 1.0000000) in a sixth of the memory. The default since session 16: the same
+    /// figures as fp32 on every evaluation, the server at 480 instead of 880 MB.
+    #[default]
     Q4,
 }
 
@@ -376,9 +377,10 @@ mod tests {
             }
         }
         assert_eq!(ModelVariant::parse("int4"), None);
-        assert_eq!(ModelVariant::default(), ModelVariant::Fp32);
-        let var = |k: &'static str| (k == "GRANTMATCH_MODEL_VARIANT").then(|| OsString::from("q4"));
-        assert_eq!(ModelConfig::from_vars(var).variant, ModelVariant::Q4);
+        assert_eq!(ModelVariant::default(), ModelVariant::Q4);
+        let var =
+            |k: &'static str| (k == "GRANTMATCH_MODEL_VARIANT").then(|| OsString::from("fp32"));
+        assert_eq!(ModelConfig::from_vars(var).variant, ModelVariant::Fp32);
     }
 
     #[test]
