@@ -329,12 +329,7 @@ impl Server {
     /// Sends `signal` (TERM or INT) with kill(1) and waits for the exit (bounded by
     /// STOP_TIMEOUT).
     pub fn stop(&mut self, signal: &str) -> ExitStatus {
-        let pid = self.child.id().to_string();
-        let st = Command::new("kill")
-            .args([&format!("-{signal}"), &pid])
-            .status()
-            .expect("kill(1) runs");
-        assert!(st.success(), "kill -{signal} {pid} failed");
+        self.signal(signal);
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {

@@ -300,7 +300,10 @@ pub(crate) fn grant_type_of_word(w: &str) -> Option<GrantType> {
 
 /// The word names a funding instrument and nothing else ("Zuschüsse", "Förderkredite",
 /// "loans"), not a compound whose head is a topic ("Investitionszuschüsse",
-/// "Gründungskredit").
+/// "Gründungskredit"). Deliberately not the list of `categories::instrument_word_starts`:
+/// subsidies count here, and "Wagniskapital" or "Risikokapital" stay topic words (a
+/// start-up platform looks for venture-capital programmes; reading them as instruments
+/// cost the second v2 prompt a held-out programme).
 fn names_only_an_instrument(w: &str) -> bool {
     let w = w.strip_prefix("forder").unwrap_or(w);
     grant_type_of_word(w).is_some()
