@@ -289,16 +289,23 @@ def quantize_int8(src: str, dst: str) -> None:
     os.replace(tmp, dst)
 
 
-def compare_int8(fp32: str, int8: str, tok_path: str) -> dict:
+def cosines_to_fp32(fp32: str, other: str, tok_path: str):
+    """Per-input cosines of `other` against fp32 on the verification and benchmark
+    sentences, and of `other` batched against one by one on eight of them."""
     a = OnnxEmbedder(fp32, tok_path)
-    b = OnnxEmbedder(int8, tok_path)
+    b = OnnxEmbedder(other, tok_path)
     texts = [p + s for p in ("query: ", "passage: ") for s in VERIFY_SENTENCES + BENCH_SENTENCES]
     cos = (a.embed(texts) * b.embed(texts)).sum(axis=1)
-    # Dynamic quantization picks the activation range per tensor, i.e. over
-    # the whole batch: an int8 embedding depends slightly on its batch-mates.
     few = texts[:8]
     single = np.stack([b.embed([t])[0] for t in few])
     batch_cos = (single * b.embed(few)).sum(axis=1)
+    return texts, cos, batch_cos
+
+
+def compare_int8(fp32: str, int8: str, tok_path: str) -> dict:
+    # Dynamic quantization picks the activation range per tensor, i.e. over
+    # the whole batch: an int8 embedding depends slightly on its batch-mates.
+    texts, cos, batch_cos = cosines_to_fp32(fp32, int8, tok_path)
     return {"inputs": len(texts), "cosine_int8_vs_fp32_min": round(float(cos.min()), 4),
             "cosine_int8_vs_fp32_median": round(float(np.median(cos)), 4),
             "cosine_int8_batched_vs_single_min": round(float(batch_cos.min()), 4)}
@@ -318,13 +325,7 @@ def build_q4(m, out: str) -> str:
 
 def compare_q4(fp32: str, q4: str, tok_path: str) -> dict:
     """q4 must give the fp32 model's vectors (hard gate), batched or not."""
-    a = OnnxEmbedder(fp32, tok_path)
-    b = OnnxEmbedder(q4, tok_path)
-    texts = [p + s for p in ("query: ", "passage: ") for s in VERIFY_SENTENCES + BENCH_SENTENCES]
-    cos = (a.embed(texts) * b.embed(texts)).sum(axis=1)
-    few = texts[:8]
-    single = np.stack([b.embed([t])[0] for t in few])
-    batch_cos = (single * b.embed(few)).sum(axis=1)
+    texts, cos, batch_cos = cosines_to_fp32(fp32, q4, tok_path)
     r = {"cosine_q4_vs_fp32_min": round(float(cos.min()), 7),
          "cosine_q4_vs_fp32_median": round(float(np.median(cos)), 7),
          "cosine_q4_batched_vs_single_min": round(float(batch_cos.min()), 7)}
