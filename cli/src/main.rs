@@ -116,7 +116,8 @@ enum Command {
     /// Leave-one-out accuracy of the embedding classifier of grant areas, target groups and
     /// eligible entities on the grants with source labels.
     EvalClassifier {
-        /// Folder with `grant_facts.json` (programmes labelled by reading).
+        /// Folder with `grant_facts.json` and `grant_facts_v2.json` (programmes labelled by
+        /// reading).
         #[arg(long, default_value = "fixtures/eval")]
         dir: PathBuf,
         /// Also list the tuning half's programmes whose applicant types or kind were read

@@ -31,12 +31,20 @@ def test_load_eval_set(eval_set):
     assert all(g in (1, 2, 3) for v in qrels.values() for g in v.values())
 
 
-def test_the_fresh_held_out_set_joins_the_catalogue(engine):
-    """fixtures/eval/fresh: eight profiles never tuned on; every judged slug is a grant."""
-    profiles, qrels = grantmatch.load_eval_set(EVAL_DIR / "fresh")
-    assert [p["id"] for p in profiles] == [f"f0{i}" for i in range(1, 9)]
+@pytest.mark.parametrize(
+    "folder,ids,pairs",
+    [
+        ("fresh", [f"f0{i}" for i in range(1, 9)], 187),
+        ("fresh2", [f"g{i:02}" for i in range(1, 11)], 242),
+    ],
+)
+def test_the_fresh_held_out_sets_join_the_catalogue(engine, folder, ids, pairs):
+    """fixtures/eval/fresh and fresh2: profiles judged by a reader who never ran the
+    system, all marked held out; every judged slug is a grant."""
+    profiles, qrels = grantmatch.load_eval_set(EVAL_DIR / folder)
+    assert [p["id"] for p in profiles] == ids
     assert {p["split"] for p in profiles} == {"heldout"}
-    assert sum(len(v) for v in qrels.values()) == 187
+    assert sum(len(v) for v in qrels.values()) == pairs
     for judged in qrels.values():
         for slug in judged:
             assert engine.grant(slug)["slug"] == slug

@@ -96,7 +96,7 @@ fn progress() -> impl Fn(Stage, usize, usize) {
 
 /// Leave-one-out accuracy of the grant facts and derived labels on the labelled
 /// grants (all, and the held-out half of the fixed split), then accuracy on the
-/// programmes labelled by reading (`DIR/grant_facts.json`).
+/// programmes labelled by reading (`DIR/grant_facts.json`, `DIR/grant_facts_v2.json`).
 pub fn eval_classifier(data_dir: &Path, dir: &Path, misses: bool) -> Result<()> {
     let engine = grantmatch_engine::Engine::open(data_dir)?;
     let cat = &engine.catalogue;
@@ -127,7 +127,23 @@ pub fn eval_classifier(data_dir: &Path, dir: &Path, misses: bool) -> Result<()> 
             );
         }
     }
-    let path = dir.join("grant_facts.json");
+    for file in LABELLED_FACTS {
+        report_labelled(cat, &dir.join(file), misses)?;
+    }
+    Ok(())
+}
+
+/// The files of programmes labelled by reading: the first split into halves by slug, the
+/// second (labelled in session 17, never tuned on) held out as a whole.
+const LABELLED_FACTS: [&str; 2] = ["grant_facts.json", "grant_facts_v2.json"];
+
+/// Accuracy of the grant facts on one file of programmes labelled by reading, overall
+/// and per half; with `misses`, the tuning half's misses.
+fn report_labelled(
+    cat: &grantmatch_engine::catalogue::Catalogue,
+    path: &Path,
+    misses: bool,
+) -> Result<()> {
     let labels = match std::fs::read_to_string(&path) {
         Ok(text) => facts::eval::parse(&text)?,
         Err(e) => {
@@ -172,9 +188,12 @@ pub fn eval_classifier(data_dir: &Path, dir: &Path, misses: bool) -> Result<()> 
     for (half, heldout) in [("tune", false), ("heldout", true)] {
         let part: Vec<_> = labels
             .iter()
-            .filter(|l| classify::is_heldout(&l.slug) == heldout)
+            .filter(|l| l.is_heldout() == heldout)
             .cloned()
             .collect();
+        if part.is_empty() {
+            continue;
+        }
         let h = facts::eval::evaluate(cat, cat.all_facts(), &part)?;
         println!(
             "{half}\t{}\t{:.3}\t{:.3}",

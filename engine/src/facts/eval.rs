@@ -24,6 +24,20 @@ pub struct LabelledProgramme {
     pub kmu_only: Option<bool>,
     #[serde(default)]
     pub non_profit_required: bool,
+    /// `"tune"` or `"heldout"` where the file fixes the half (`grant_facts_v2.json`: every
+    /// programme held out); absent = the half of [`crate::classify::is_heldout`].
+    #[serde(default)]
+    pub split: Option<String>,
+}
+
+impl LabelledProgramme {
+    /// Whether the programme belongs to the held-out half.
+    pub fn is_heldout(&self) -> bool {
+        match self.split.as_deref() {
+            Some(s) => s == "heldout",
+            None => crate::classify::is_heldout(&self.slug),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
