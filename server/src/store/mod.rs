@@ -183,6 +183,29 @@ mod tests {
         );
     }
 
+    /// Even on tokio's blocking pool, a database call outside the store's section (a
+    /// plain `spawn_blocking` over `Store::db()`) is refused: the only way is `Store`.
+    #[cfg(debug_assertions)]
+    #[tokio::test]
+    async fn a_database_call_on_the_blocking_pool_outside_the_store_panics() {
+        let store = Store::from(Db::in_memory().unwrap());
+        let db = store.db().clone();
+        let err = tokio::task::spawn_blocking(move || select_one(&db))
+            .await
+            .expect_err("the guard panics");
+        let panic = err.into_panic();
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        assert!(
+            message.contains("grantmatch_server::store::Store"),
+            "{message}"
+        );
+        // Through the store's API the same database answers.
+        assert!(store.ping().await);
+    }
+
     #[tokio::test]
     async fn through_blocking_the_database_is_called() {
         let db = Arc::new(Db::in_memory().unwrap());
