@@ -157,30 +157,21 @@ fn caller(info: TokenInfo, partner: Arc<PartnerCtx>) -> Caller {
 /// Authenticates the bearer token of a request. A valid token looked up less than
 /// [`crate::store::token_cache::TOKEN_TTL`] ago (and its resolved partner) comes from
 /// memory on the async worker; otherwise the token store is read on the blocking pool
-/// (see [`crate::store::blocking`]).
+/// ([`crate::store::Store::authenticate`], one hop).
 pub async fn authenticate(state: &Arc<AppState>, headers: &HeaderMap) -> Result<Caller, ApiError> {
     let token = bearer(headers)?;
     let engine = state.engine();
-    if let Some(info) = state.db.cached_token(token) {
+    if let Some(info) = state.store.cached_token(token) {
         if let Some(partner) = state.partners.cached(&engine, info.partner_id) {
             return Ok(caller(info, partner));
         }
     }
-    let token = token.to_string();
-    let st = state.clone();
-    crate::store::blocking(move || {
-        let info = st
-            .db
-            .authenticate_cached(&token)?
-            .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
-        let partner = st
-            .partners
-            .get(&engine, &st.db, info.partner_id)?
-            .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
-        Ok(caller(info, partner))
-    })
-    .await
-    .map_err(|e| ApiError::from(ServerError::Task(format!("authentication: {e}"))))?
+    let (info, partner) = state
+        .store
+        .authenticate(token.to_string(), engine, state.partners.clone())
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("invalid or revoked token"))?;
+    Ok(caller(info, partner))
 }
 
 impl FromRequestParts<Arc<AppState>> for Caller {

@@ -63,10 +63,10 @@ use crate::auth::PartnerCache;
 use crate::clock::Clock;
 use crate::db::Db;
 use crate::error::{ApiError, ErrorBody, ServerError};
-use crate::ledger::Ledger;
 use crate::mailer::SmtpConfig;
 use crate::matcher::Matcher;
 use crate::ratelimit::{Limiters, RateLimits};
+use crate::store::Store;
 use crate::usage::QuotaPolicy;
 use crate::views::{
     DatabaseState, HealthCatalogue, HealthResponse, HealthStatus, Liveness, ModelState,
@@ -114,16 +114,16 @@ pub struct AppState {
     engine: arc_swap::ArcSwap<Engine>,
     /// Where new snapshots are picked up from, and how often it is checked.
     pub(crate) catalogue_watch: Option<catalogue::Watch>,
-    pub db: Arc<Db>,
+    /// All persistence, behind its async API ([`store::Store`]).
+    pub store: Store,
     pub matcher: Matcher,
-    pub clock: Clock,
-    pub ledger: Arc<Ledger>,
+    pub clock: Arc<Clock>,
     pub limiters: Limiters,
     pub quota_policy: QuotaPolicy,
     /// True when an SMTP sender runs; otherwise warning e-mails stay in the outbox.
     pub mailer_configured: bool,
     pub(crate) mail_wakeup: tokio::sync::Notify,
-    pub(crate) partners: PartnerCache,
+    pub(crate) partners: Arc<PartnerCache>,
     /// The partners' annotations of the grant views, valid per generation.
     pub(crate) annotations: qualification::AnnotationCache,
     pub metrics: metrics::Metrics,
@@ -132,20 +132,20 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(engine: Arc<Engine>, db: Arc<Db>) -> Self {
+    /// The state over `engine` and a store (a [`Store`], or an `Arc<Db>` / `Db` made one).
+    pub fn new(engine: Arc<Engine>, store: impl Into<Store>) -> Self {
         AppState {
             http: HttpConfig::default(),
-            ledger: Arc::new(Ledger::new(db.clone())),
             engine: arc_swap::ArcSwap::new(engine),
             catalogue_watch: None,
-            db,
+            store: store.into(),
             matcher: Matcher::new(MatchOptions::default(), matcher::DEFAULT_QUEUE_CAPACITY),
-            clock: Clock::default(),
+            clock: Arc::new(Clock::default()),
             limiters: Limiters::new(RateLimits::default()),
             quota_policy: QuotaPolicy::default(),
             mailer_configured: false,
             mail_wakeup: tokio::sync::Notify::new(),
-            partners: PartnerCache::default(),
+            partners: Arc::new(PartnerCache::default()),
             annotations: qualification::AnnotationCache::default(),
             metrics: metrics::Metrics::default(),
             metrics_separate: false,
@@ -207,7 +207,7 @@ impl AppState {
 
     /// Replaces the clock (tests).
     pub fn with_clock(mut self, clock: Clock) -> Self {
-        self.clock = clock;
+        self.clock = Arc::new(clock);
         self
     }
 
@@ -243,8 +243,7 @@ impl AppState {
     security(())
 )]
 async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
-    let db = state.db.clone();
-    let database_ok = store::blocking(move || db.ping()).await.unwrap_or(false);
+    let database_ok = state.store.ping().await;
     let model = state.matcher.model_state();
     let engine = state.engine();
     let embeddings = engine.vectors().is_some();
@@ -472,7 +471,7 @@ pub async fn serve(
         .local_addr()
         .map_err(|e| ServerError::Io(e.to_string()))?;
     let database = state
-        .db
+        .store
         .location()
         .map_or_else(|| "in memory".to_string(), db::Location::describe);
     let engine = state.engine();
@@ -480,7 +479,7 @@ pub async fn serve(
         snapshot = catalogue::snapshot_name(&engine).unwrap_or_default(), %database, "grantmatch listening");
     drop(engine);
     catalogue::spawn_watch(state.clone());
-    state.ledger.spawn_flusher();
+    state.store.ledger().spawn_flusher();
     qualification::spawn_assessor(state.clone());
     match smtp {
         Some(cfg) => mailer::spawn(state.clone(), cfg),
@@ -491,10 +490,7 @@ pub async fn serve(
         drain_timeout: state.http.drain_timeout,
     };
     listen::serve_connections(listener, app(state.clone()), limits, shutdown_signal()).await;
-    let ledger = state.ledger.clone();
-    let flushed = store::blocking_task("usage ledger", move || ledger.flush())
-        .await
-        .and_then(|r| r);
+    let flushed = state.store.flush_ledger().await;
     match &flushed {
         Ok(n) => tracing::info!(rows = n, "usage ledger flushed"),
         Err(e) => tracing::error!(error = %e, "cannot flush the usage ledger"),

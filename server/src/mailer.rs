@@ -7,7 +7,6 @@ use std::time::Duration;
 use lettre::message::Mailbox;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
-use crate::usage::{claim_mail, mark_sent, outbox};
 use crate::AppState;
 
 /// SMTP settings: `smtp://host:port` (plain SMTP to a local relay) and the sender.
@@ -45,7 +44,7 @@ impl SmtpConfig {
 }
 
 async fn send_pending(state: &Arc<AppState>, cfg: &SmtpConfig) {
-    let mails = match crate::store::with_db(&state.db, |db| outbox(db, true)).await {
+    let mails = match state.store.outbox(true).await {
         Ok(m) => m,
         Err(e) => {
             tracing::error!(error = %e, "cannot read the e-mail outbox");
@@ -64,7 +63,7 @@ async fn send_pending(state: &Arc<AppState>, cfg: &SmtpConfig) {
         // Several replicas may read the same unsent e-mail: only the one whose claim
         // succeeds sends it.
         let (id, now) = (m.id, state.clock.now());
-        match crate::store::with_db(&state.db, move |db| claim_mail(db, id, now)).await {
+        match state.store.claim_mail(id, now).await {
             Ok(true) => {}
             Ok(false) => continue,
             Err(e) => {
@@ -90,9 +89,7 @@ async fn send_pending(state: &Arc<AppState>, cfg: &SmtpConfig) {
             tracing::warn!(error = %e, "quota warning e-mail not sent; will retry");
         }
         let (id, now) = (m.id, state.clock.now());
-        if let Err(e) =
-            crate::store::with_db(&state.db, move |db| mark_sent(db, id, result, now)).await
-        {
+        if let Err(e) = state.store.mark_sent(id, result, now).await {
             tracing::error!(error = %e, "cannot update the e-mail outbox");
         }
     }

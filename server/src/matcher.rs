@@ -141,22 +141,14 @@ pub async fn complete_pending(
 ) {
     let _permit = permit;
     let outcome = async {
-        let st = state.clone();
-        let (record, partner) = crate::store::blocking(move || {
-            let record = st
-                .db
-                .matching(id)?
-                .ok_or_else(|| ServerError::Task(format!("matching request {id} vanished")))?;
-            let partner = st
-                .partners
-                .get(&st.engine(), &st.db, record.partner_id)?
-                .ok_or_else(|| {
-                    ServerError::Task(format!("partner of matching request {id} vanished"))
-                })?;
-            Ok::<_, ServerError>((record, partner))
-        })
-        .await
-        .map_err(|e| ServerError::Task(format!("matching: {e}")))??;
+        let (record, partner) = state
+            .store
+            .matching_with_partner(id, state.engine(), state.partners.clone())
+            .await?
+            .ok_or_else(|| ServerError::Task(format!("matching request {id} vanished")))?;
+        let partner = partner.ok_or_else(|| {
+            ServerError::Task(format!("partner of matching request {id} vanished"))
+        })?;
         let input = MatchInput::from_value(record.request.clone())?;
         let embedder = state.matcher.embedder()?;
         compute(&state, embedder, partner, input).await
@@ -164,26 +156,14 @@ pub async fn complete_pending(
     .await;
     // What the partner reads: the API's message (internal details only in the log).
     let outcome = outcome.map_err(|e| ApiError::from(e).message);
-    let db = state.db.clone();
-    let stored = crate::store::blocking(move || {
-        db.finish_matching(id, outcome.as_deref().map_err(String::as_str))
-    })
-    .await
-    .map_err(|e| ServerError::Task(format!("matching: {e}")))
-    .and_then(|r| r);
-    if let Err(e) = stored {
+    if let Err(e) = state.store.finish_matching(id, outcome).await {
         tracing::error!(%id, error = %e, "cannot store matching outcome");
     }
 }
 
 /// Completes every request left pending by an earlier run.
 pub async fn resume_pending(state: Arc<AppState>) {
-    let db = state.db.clone();
-    let pending = match crate::store::blocking(move || db.pending_matchings())
-        .await
-        .map_err(|e| ServerError::Task(format!("matching: {e}")))
-        .and_then(|r| r)
-    {
+    let pending = match state.store.pending_matchings().await {
         Ok(p) => p,
         Err(e) => {
             tracing::error!(error = %e, "cannot read pending matching requests");

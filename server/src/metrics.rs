@@ -135,7 +135,7 @@ impl Metrics {
                 })
                 .set(i64::from(s == current));
         }
-        let (rows, oldest) = state.ledger.backlog();
+        let (rows, oldest) = state.store.ledger().backlog();
         self.ledger_backlog.set(rows as i64);
         let lag = oldest.map_or(0.0, |t| {
             (state.clock.now() - t).num_milliseconds().max(0) as f64 / 1000.0

@@ -123,16 +123,11 @@ pub async fn track(State(state): State<Arc<AppState>>, mut req: Request, next: N
     };
     if is_matching {
         // Billing data: durable before the response leaves.
-        let ledger = state.ledger.clone();
-        match crate::store::blocking(move || ledger.record_now(row)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                tracing::error!(error = %e, "cannot write the ledger row of a matching request")
-            }
-            Err(e) => tracing::error!(error = %e, "ledger task failed"),
+        if let Err(e) = state.store.record_now(row).await {
+            tracing::error!(error = %e, "cannot write the ledger row of a matching request")
         }
     } else {
-        state.ledger.record(row);
+        state.store.ledger().record(row);
     }
     resp
 }

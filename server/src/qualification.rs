@@ -16,8 +16,8 @@
 //! ## The assessor
 //! [`spawn_assessor`] polls the configuration versions every few seconds (so changes
 //! made by the CLI while the server runs are noticed), waits for the embedding model,
-//! and assesses partners whose version it has not completed yet, in batches run with
-//! `crate::store::blocking` (the API stays responsive). A batch is written in one transaction
+//! and assesses partners whose version it has not completed yet, in batches run on the
+//! blocking pool through [`crate::store::Store::assess`] (the API stays responsive). A batch is written in one transaction
 //! that first checks the version is still the one the pass started from; a concurrent
 //! change abandons the pass and the next poll starts over.
 
@@ -220,14 +220,9 @@ impl AnnotationCache {
         }
         let st = state.clone();
         tokio::spawn(async move {
-            let db = st.db.clone();
-            let loaded =
-                crate::store::blocking(move || PartnerAnnotations::load_current(&db, partner))
-                    .await;
-            match loaded {
-                Ok(Ok((generation, ann))) => st.annotations.put(partner, generation, Arc::new(ann)),
-                Ok(Err(e)) => tracing::warn!(%partner, error = %e, "cannot load annotations"),
-                Err(e) => tracing::warn!(%partner, error = %e, "annotation load failed"),
+            match st.store.current_annotations(partner).await {
+                Ok((generation, ann)) => st.annotations.put(partner, generation, Arc::new(ann)),
+                Err(e) => tracing::warn!(%partner, error = %e, "cannot load annotations"),
             }
             st.annotations
                 .refreshing
@@ -252,11 +247,7 @@ pub async fn annotations_of(
         return Ok(ann);
     }
     state.annotations.refresh(state, partner);
-    let db = state.db.clone();
-    let ann = crate::store::blocking_task("annotations", move || {
-        PartnerAnnotations::load(&db, partner, Some(&grants))
-    })
-    .await??;
+    let ann = state.store.annotations(partner, Some(grants)).await?;
     Ok(Arc::new(ann))
 }
 
@@ -394,6 +385,34 @@ enum Work {
     Categories(Vec<(Idx, String)>),
 }
 
+/// One batch of an assessment pass, assessed and written by [`crate::store::Store::assess`].
+pub struct Batch {
+    engine: Arc<Engine>,
+    embedder: Arc<grantmatch_engine::embed::Embedder>,
+    partner: Uuid,
+    version: i64,
+    prompt: Option<Arc<QualificationPrompt>>,
+    categories: Arc<Vec<CustomCategory>>,
+    work: Work,
+}
+
+impl Batch {
+    /// Assesses the batch and writes it in one transaction (a blocking-pool thread);
+    /// false when the configuration changed meanwhile.
+    pub(crate) fn run(&self, db: &Db) -> Result<bool, ServerError> {
+        run_batch(
+            &self.engine,
+            db,
+            &self.embedder,
+            self.partner,
+            self.version,
+            self.prompt.as_deref(),
+            &self.categories,
+            &self.work,
+        )
+    }
+}
+
 /// Assesses one batch and writes it, unless the configuration version moved on.
 #[allow(clippy::too_many_arguments)]
 fn run_batch(
@@ -463,25 +482,22 @@ pub async fn assess_partner(
     let Ok(embedder) = state.matcher.embedder() else {
         return Ok(Outcome::ModelNotReady);
     };
-    let (st, on) = (state.clone(), engine.clone());
-    let ctx = crate::store::blocking(move || st.partners.get(&on, &st.db, partner))
-        .await
-        .map_err(|e| ServerError::Io(format!("assessment task: {e}")))??;
+    let ctx = state
+        .store
+        .partner_ctx(engine.clone(), state.partners.clone(), partner)
+        .await?;
     let Some(ctx) = ctx else {
         return Ok(Outcome::Done {
             version: 0,
             assessed: 0,
         });
     };
-    let (engine, db) = (engine.clone(), state.db.clone());
-    let plan = {
-        let (engine, db, ctx, fps) = (engine.clone(), db.clone(), ctx.clone(), fingerprints);
-        crate::store::blocking(move || plan(&engine, &db, partner, &ctx.scope, &fps))
-            .await
-            .map_err(|e| ServerError::Io(format!("assessment task: {e}")))??
-    };
+    let plan = state
+        .store
+        .qualification_plan(engine.clone(), ctx, fingerprints)
+        .await?;
     let version = plan.config.version;
-    let prompt = plan.config.read_prompt(&engine).map(Arc::new);
+    let prompt = plan.config.read_prompt(engine).map(Arc::new);
     let categories = Arc::new(plan.config.categories.clone());
     let mut work: Vec<Work> = Vec::new();
     for chunk in plan.qualification.chunks(BATCH) {
@@ -495,27 +511,18 @@ pub async fn assess_partner(
         let n = match &w {
             Work::Qualification(v) | Work::Categories(v) => v.len(),
         };
-        let (engine, db, embedder, prompt, categories) = (
-            engine.clone(),
-            db.clone(),
-            embedder.clone(),
-            prompt.clone(),
-            categories.clone(),
-        );
-        let written = crate::store::blocking(move || {
-            run_batch(
-                &engine,
-                &db,
-                &embedder,
+        let written = state
+            .store
+            .assess(Batch {
+                engine: engine.clone(),
+                embedder: embedder.clone(),
                 partner,
                 version,
-                prompt.as_deref(),
-                &categories,
-                &w,
-            )
-        })
-        .await
-        .map_err(|e| ServerError::Io(format!("assessment task: {e}")))??;
+                prompt: prompt.clone(),
+                categories: categories.clone(),
+                work: w,
+            })
+            .await?;
         if !written {
             return Ok(Outcome::Superseded);
         }
@@ -562,10 +569,7 @@ impl Assessor {
                 f
             }
         };
-        let db = state.db.clone();
-        let current = crate::store::blocking(move || versions(&db))
-            .await
-            .map_err(|e| ServerError::Io(e.to_string()))??;
+        let current = state.store.qualification_versions().await?;
         let mut total = 0;
         for (partner, version) in current {
             if self.done.get(&partner) == Some(&version) {

@@ -30,6 +30,8 @@ mod qualification;
 mod sockets;
 #[path = "api/store.rs"]
 mod store;
+#[path = "api/store_api.rs"]
+mod store_api;
 #[path = "api/usage.rs"]
 mod usage;
 

@@ -13,7 +13,8 @@ use axum::response::{IntoResponse, Redirect, Response};
 use subtle::ConstantTimeEq;
 
 use super::page::{esc, form_fields, page, Lang};
-use super::store::{secret, Session, LOCKOUT_FAILURES, LOCKOUT_WINDOW};
+use super::store::{secret, Session};
+use crate::store::SignIn;
 use crate::AppState;
 
 pub const SESSION_COOKIE: &str = "gm_session";
@@ -91,14 +92,11 @@ impl FromRequestParts<Arc<AppState>> for SignedIn {
     ) -> Result<Self, Response> {
         let id = cookie(&parts.headers, SESSION_COOKIE);
         let session = match id.clone() {
-            Some(id) => {
-                let (db, now) = (state.db.clone(), state.clock.now());
-                crate::store::blocking(move || db.session(&id, now))
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
-                    .ok_or_else(|| StatusCode::INTERNAL_SERVER_ERROR.into_response())?
-            }
+            Some(id) => state
+                .store
+                .session(id, state.clock.now())
+                .await
+                .map_err(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())?,
             None => None,
         };
         match (session, id) {
@@ -172,16 +170,6 @@ pub async fn sign_in_page(lang: Lang, headers: HeaderMap) -> Response {
     )
 }
 
-/// What the store decided about a sign-in.
-enum SignInOutcome {
-    /// Too many recent failures: locked.
-    Locked,
-    /// Right password: the new session's id (or the error creating it).
-    Session(Result<String, crate::error::ServerError>),
-    /// Wrong e-mail or password (recorded as a failure).
-    Wrong,
-}
-
 pub async fn sign_in(
     State(state): State<Arc<AppState>>,
     lang: Lang,
@@ -207,35 +195,20 @@ pub async fn sign_in(
     };
     // The store's part (and the password check) on the blocking pool: the lockout
     // count, then a session or a recorded failure.
-    let (db, email_owned, password_owned) =
-        (state.db.clone(), email.to_string(), password.to_string());
-    let outcome = crate::store::blocking(move || {
-        let (email, password) = (email_owned.as_str(), password_owned.as_str());
-        let failures = db.sign_in_failures(email, now - LOCKOUT_WINDOW)?;
-        if failures >= LOCKOUT_FAILURES {
-            return Ok(SignInOutcome::Locked);
-        }
-        let user = db.user_by_email(email).ok().flatten();
-        let ok = user
-            .as_ref()
-            .and_then(|u| u.password_hash.as_deref())
-            .is_some_and(|h| verify_password(password, h));
-        Ok(match (ok, user) {
-            (true, Some(user)) => SignInOutcome::Session(db.create_session(user.id, now)),
-            _ => {
-                let _ = db.record_sign_in_failure(email, now);
-                SignInOutcome::Wrong
-            }
-        })
-    })
-    .await
-    .map_err(|e| crate::error::ServerError::Task(e.to_string()))
-    .and_then(|r: Result<_, crate::error::ServerError>| r);
+    let outcome = state
+        .store
+        .sign_in(
+            email.to_string(),
+            password.to_string(),
+            now,
+            verify_password,
+        )
+        .await;
     let outcome = match outcome {
         Ok(o) => o,
         Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     };
-    if let SignInOutcome::Locked = outcome {
+    if let SignIn::Locked = outcome {
         return fail(
             lang.t(
                 "Too many failed attempts: this account is locked for 15 minutes.",
@@ -245,7 +218,7 @@ pub async fn sign_in(
         );
     }
     match outcome {
-        SignInOutcome::Session(session) => match session {
+        SignIn::Session(session) => match session {
             Ok(id) => {
                 let mut resp = Redirect::to("/dashboard").into_response();
                 resp.headers_mut().append(
@@ -277,8 +250,7 @@ pub async fn sign_out(
     if !signed.csrf_ok(&form_fields(&body)) {
         return csrf_refused();
     }
-    let (db, id) = (state.db.clone(), signed.1.clone());
-    let _ = crate::store::blocking(move || db.end_session(&id)).await;
+    let _ = state.store.end_session(signed.1.clone()).await;
     let mut resp = Redirect::to("/dashboard/sign-in").into_response();
     resp.headers_mut().append(
         header::SET_COOKIE,
@@ -340,9 +312,12 @@ pub async fn invite_page(
     headers: HeaderMap,
     Path(invite): Path<String>,
 ) -> Response {
-    let (db, id, now) = (state.db.clone(), invite.clone(), state.clock.now());
-    match crate::store::blocking(move || db.invite_user(&id, now)).await {
-        Ok(Ok(Some(user))) => with_pre_csrf(
+    match state
+        .store
+        .invite_user(invite.clone(), state.clock.now())
+        .await
+    {
+        Ok(Some(user)) => with_pre_csrf(
             &headers,
             lang,
             lang.t("Set your password", "Passwort setzen"),
@@ -364,8 +339,7 @@ pub async fn set_password(
         return csrf_refused();
     }
     let now = state.clock.now();
-    let (db, id) = (state.db.clone(), invite.clone());
-    let Ok(Ok(Some(user))) = crate::store::blocking(move || db.invite_user(&id, now)).await else {
+    let Ok(Some(user)) = state.store.invite_user(invite.clone(), now).await else {
         return invite_gone(lang);
     };
     let password = field(&form, "password").unwrap_or("");
@@ -387,10 +361,9 @@ pub async fn set_password(
     let Ok(hash) = hash_password(password) else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let (db, id) = (state.db.clone(), invite.clone());
-    match crate::store::blocking(move || db.redeem_invite(&id, &hash, now)).await {
-        Ok(Ok(true)) => Redirect::to("/dashboard/sign-in").into_response(),
-        Ok(Ok(false)) => invite_gone(lang),
-        Ok(Err(_)) | Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    match state.store.redeem_invite(invite.clone(), hash, now).await {
+        Ok(true) => Redirect::to("/dashboard/sign-in").into_response(),
+        Ok(false) => invite_gone(lang),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
 }

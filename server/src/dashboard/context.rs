@@ -21,9 +21,13 @@ pub struct Ctx {
 impl Ctx {
     /// None when the session's partner cannot be read (answer [`internal`]).
     pub async fn new(state: &Arc<AppState>, lang: Lang, signed: SignedIn) -> Option<Ctx> {
-        let (st, id) = (state.clone(), signed.0.user.partner_id);
-        match crate::store::blocking(move || st.partners.get(&st.engine(), &st.db, id)).await {
-            Ok(Ok(Some(partner))) => Some(Ctx {
+        let id = signed.0.user.partner_id;
+        match state
+            .store
+            .partner_ctx(state.engine(), state.partners.clone(), id)
+            .await
+        {
+            Ok(Some(partner)) => Some(Ctx {
                 lang,
                 signed,
                 partner,

@@ -16,8 +16,7 @@ use super::auth::{csrf_refused, field, SignedIn};
 use super::context::{internal, Ctx};
 use super::page::{esc, form_fields, Lang};
 use crate::error::ServerError;
-use crate::qualification::{self as q, NewCategory};
-use crate::store::with_db;
+use crate::qualification::NewCategory;
 use crate::AppState;
 
 const PAGE: &str = "/dashboard/qualification";
@@ -155,17 +154,11 @@ fn category_list(status: &Value) -> Vec<Value> {
 /// The assessment status with the category list (off the async threads: the status
 /// fingerprints every programme).
 async fn load(state: &Arc<AppState>, ctx: &Ctx) -> Result<Value, String> {
-    let st = state.clone();
-    let partner = ctx.partner.partner.clone();
-    crate::store::blocking(move || {
-        let mut status = q::status(&st.engine(), &st.db, &partner)?;
-        let cats = q::categories(&st.db, partner.id)?;
-        status["category_list"] = serde_json::to_value(cats).unwrap_or_default();
-        Ok::<_, ServerError>(status)
-    })
-    .await
-    .map_err(|e| e.to_string())?
-    .map_err(|e| e.to_string())
+    state
+        .store
+        .qualification_status(state.engine(), ctx.partner.partner.clone())
+        .await
+        .map_err(|e| e.to_string())
 }
 
 fn title(lang: Lang) -> &'static str {
@@ -243,7 +236,7 @@ pub async fn set_prompt(
     };
     let text = field(&form, "prompt").unwrap_or("");
     let partner = ctx.partner_id();
-    let rules = match with_db(&state.db, move |db| q::config(db, partner)).await {
+    let rules = match state.store.qualification_config(partner).await {
         Ok(c) => c.rules,
         Err(e) => return internal(e),
     };
@@ -251,11 +244,10 @@ pub async fn set_prompt(
     if let Err(e) = QualificationPrompt::read(&state.engine().catalogue, text, rules.as_ref()) {
         return page(&state, ctx, Some(&e.to_string()), Some(text)).await;
     }
-    let owned = text.to_string();
-    match with_db(&state.db, move |db| {
-        q::set_prompt(db, partner, &owned, rules.as_ref())
-    })
-    .await
+    match state
+        .store
+        .set_prompt(partner, text.to_string(), rules)
+        .await
     {
         Ok(_) => Redirect::to(PAGE).into_response(),
         Err(ServerError::Invalid(m)) => page(&state, ctx, Some(&m), Some(text)).await,
@@ -274,7 +266,7 @@ pub async fn clear_prompt(
         Err(r) => return r.response(),
     };
     let partner = ctx.partner_id();
-    match with_db(&state.db, move |db| q::clear_prompt(db, partner)).await {
+    match state.store.clear_prompt(partner).await {
         Ok(_) => Redirect::to(PAGE).into_response(),
         Err(e) => internal(e),
     }
@@ -302,7 +294,7 @@ pub async fn add_category(
             .collect(),
     };
     let partner = ctx.partner_id();
-    match with_db(&state.db, move |db| q::add_category(db, partner, &c)).await {
+    match state.store.add_category(partner, c).await {
         Ok(_) => Redirect::to(PAGE).into_response(),
         Err(ServerError::Invalid(m)) => page(&state, ctx, Some(&m), None).await,
         Err(e) => internal(e),
@@ -322,7 +314,7 @@ pub async fn remove_category(
     };
     let partner = ctx.partner_id();
     let removed = match id.parse::<Uuid>() {
-        Ok(id) => with_db(&state.db, move |db| q::remove_category(db, partner, id)).await,
+        Ok(id) => state.store.remove_category(partner, id).await,
         Err(_) => Ok(false),
     };
     match removed {

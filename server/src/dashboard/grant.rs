@@ -11,7 +11,6 @@ use axum::response::Response;
 use super::auth::SignedIn;
 use super::context::{internal, Ctx};
 use super::page::{esc, Lang};
-use crate::qualification::PartnerAnnotations;
 use crate::views::{self, Annotations};
 use crate::AppState;
 
@@ -70,11 +69,7 @@ pub async fn show(
     };
     let grant_id = engine.catalogue.grant(g).id;
     let partner = ctx.partner_id();
-    let ann = match crate::store::with_db(&state.db, move |db| {
-        PartnerAnnotations::load(db, partner, Some(&[grant_id]))
-    })
-    .await
-    {
+    let ann = match state.store.annotations(partner, Some(vec![grant_id])).await {
         Ok(a) => a,
         Err(e) => return internal(e),
     };

@@ -54,12 +54,10 @@ pub async fn show(State(state): State<Arc<AppState>>, lang: Lang, signed: Signed
         return internal("the session's partner");
     };
     let partner = ctx.partner_id();
-    let records =
-        match crate::store::with_db(&state.db, move |db| db.recent_matchings(partner, LIMIT)).await
-        {
-            Ok(r) => r,
-            Err(e) => return internal(e),
-        };
+    let records = match state.store.recent_matchings(partner, LIMIT).await {
+        Ok(r) => r,
+        Err(e) => return internal(e),
+    };
     let rows: String = records
         .iter()
         .map(|m| {

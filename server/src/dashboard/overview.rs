@@ -1,16 +1,14 @@
 //! The overview page: the quarter's quota as gauges with the warning and exceeded
-//! notices (the same [`QuotaView`] as `GET /usage/quota`), requests per day and scope.
+//! notices (the same [`crate::usage::QuotaView`] as `GET /usage/quota`), requests per day and scope.
 
 use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use chrono::Duration;
 
 use super::auth::SignedIn;
 use super::page::{esc, page, Lang, Nav};
-use crate::usage::QuotaView;
 use crate::views::QuotaStatus;
 use crate::AppState;
 
@@ -53,26 +51,16 @@ fn chart(days: &[(String, i64)]) -> String {
 pub async fn show(State(state): State<Arc<AppState>>, lang: Lang, signed: SignedIn) -> Response {
     let SignedIn(session, _) = signed;
     let now = state.clock.now();
-    let (st, partner_id) = (state.clone(), session.user.partner_id);
-    let loaded = crate::store::blocking(move || {
-        let Ok(Some(partner)) = st.db.partner(partner_id) else {
-            return None;
-        };
-        let Ok(quota) = QuotaView::compute(&st.db, &partner, now, &st.quota_policy) else {
-            return None;
-        };
-        let days = st
-            .db
-            .requests_per_day(
-                partner.id,
-                (now - Duration::days(29)).date_naive(),
-                now.date_naive(),
-            )
-            .unwrap_or_default();
-        Some((partner, quota, days))
-    })
-    .await;
-    let Ok(Some((partner, quota, days))) = loaded else {
+    let loaded = state
+        .store
+        .overview(session.user.partner_id, now, state.quota_policy)
+        .await;
+    let Ok(Some(crate::store::Overview {
+        partner,
+        quota,
+        days,
+    })) = loaded
+    else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     let notice = match quota.status() {

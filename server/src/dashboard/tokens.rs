@@ -22,16 +22,13 @@ async fn render(
 ) -> Response {
     let session = &signed.0;
     let partner_id = session.user.partner_id;
-    let db = state.db.clone();
-    let loaded = crate::store::blocking(move || {
-        (
-            db.partner(partner_id),
-            db.tokens(partner_id),
-            db.tokens_last_used(partner_id),
-        )
-    })
-    .await;
-    let Ok((Ok(Some(partner)), Ok(tokens), Ok(last_used))) = loaded else {
+    let loaded = state.store.token_page(partner_id).await;
+    let Ok(crate::store::TokenPage {
+        partner: Some(partner),
+        tokens,
+        last_used,
+    }) = loaded
+    else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
     let csrf = esc(&session.csrf);
@@ -123,8 +120,7 @@ pub async fn create(
         .map(|(_, v)| v.clone())
         .collect();
     let partner = signed.0.user.partner_id;
-    let created =
-        crate::store::with_db(&state.db, move |db| db.create_token(partner, &scopes)).await;
+    let created = state.store.create_token(partner, scopes).await;
     match created {
         Ok((_, token)) => render(&state, lang, &signed, Some(&token), None).await,
         Err(crate::error::ServerError::Invalid(m)) => {
@@ -149,18 +145,9 @@ pub async fn revoke(
         return StatusCode::NOT_FOUND.into_response();
     };
     let partner = signed.0.user.partner_id;
-    let db = state.db.clone();
-    let revoked = crate::store::blocking(move || {
-        let owned = db
-            .tokens(partner)
-            .map(|ts| ts.iter().any(|t| t.id == id && t.revoked_at.is_none()))
-            .unwrap_or(false);
-        owned.then(|| db.revoke_token(id))
-    })
-    .await;
-    match revoked {
+    match state.store.revoke_own_token(partner, id).await {
         Ok(None) => (StatusCode::NOT_FOUND, "404 Not Found").into_response(),
-        Ok(Some(Ok(_))) => Redirect::to("/dashboard/tokens").into_response(),
-        Ok(Some(Err(_))) | Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        Ok(Some(_)) => Redirect::to("/dashboard/tokens").into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
 }

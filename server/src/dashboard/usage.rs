@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use super::auth::SignedIn;
 use super::context::{internal, Ctx};
 use super::page::{esc, Lang};
-use crate::usage::{parse_period, period_start, stats};
+use crate::usage::{parse_period, period_start};
 use crate::views::UsageStats;
 use crate::AppState;
 
@@ -47,14 +47,11 @@ async fn load(
         parse_period(period.as_deref()).map_err(|e| LoadError::BadPeriod(e.to_string()))?;
     let since = period_start(period, state.clock.now())
         .ok_or_else(|| LoadError::Failed("no start of the period".into()))?;
-    let st = state.clone();
-    let stats = crate::store::blocking(move || {
-        st.ledger.flush()?;
-        stats(&st.db, partner, since)
-    })
-    .await
-    .map_err(|e| LoadError::Failed(e.to_string()))?
-    .map_err(|e| LoadError::Failed(e.to_string()))?;
+    let stats = state
+        .store
+        .usage_stats(partner, since)
+        .await
+        .map_err(|e| LoadError::Failed(e.to_string()))?;
     Ok((period.as_str().to_string(), stats))
 }
 

@@ -76,7 +76,6 @@ pub async fn list(
     };
     let category_ids = p.uuids("custom_category_ids")?;
     let engine = caller.engine().clone();
-    let db = state.db.clone();
     let partner = caller.partner.partner.id;
     let generation = caller.annotations_generation;
     // A page of search results takes tens of microseconds: run it on the async worker
@@ -92,12 +91,8 @@ pub async fn list(
         list_response(cat, &page, &ann)
     } else {
         let cached = state.annotations.get(partner, generation);
-        let run = move || {
+        let filter_page = move |ann: Arc<PartnerAnnotations>| {
             let cat = &engine.catalogue;
-            let ann = match cached {
-                Some(ann) => ann,
-                None => Arc::new(PartnerAnnotations::load(&db, partner, None)?),
-            };
             if let Some(unknown) = category_ids.iter().find(|c| !ann.has_category(**c)) {
                 return Err(ApiError::bad_request(format!(
                     "custom_category_ids: {unknown} is not one of the partner's categories"
@@ -111,9 +106,10 @@ pub async fn list(
             })?;
             Ok::<_, ApiError>(list_response(cat, &page, &ann))
         };
-        crate::store::blocking(run)
-            .await
-            .map_err(|_| ApiError::internal())??
+        state
+            .store
+            .with_annotations(partner, cached, filter_page)
+            .await?
     };
     Ok(Json(result))
 }

@@ -22,10 +22,10 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::ApiJson;
 use crate::ledger::RequestLedger;
 use crate::matcher::{complete_pending, compute_blocking};
-use crate::matching_store::{Billing, MatchingRecord};
+use crate::matching_store::{Billed, MatchingRecord};
 use crate::openapi::schemas::MatchingRequest;
 use crate::params::clip;
-use crate::usage::{QuotaView, MATCHING_ENDPOINT};
+use crate::store::MatchingBill;
 use crate::views::{
     matching_urls, MatchingAcceptedResponse, MatchingCompletedResponse, MatchingResultsResponse,
     MatchingStatus, MatchingStatusResponse,
@@ -106,7 +106,9 @@ pub async fn create(
     };
 
     if wants_async(&headers) {
-        let (stored, _) = store(&state, &caller, record, request_ledger).await?;
+        let bill = billing(&state, &caller, request_ledger, StatusCode::ACCEPTED);
+        let (stored, billed) = state.store.bill_matching(record, bill).await?;
+        warnings_queued(&state, &caller, &billed);
         record = stored;
         tokio::spawn(complete_pending(state.clone(), id, Some(permit)));
         let (status_url, results_url) = matching_urls(id);
@@ -131,23 +133,17 @@ pub async fn create(
     // and the billing — request, results, quota counter, warning e-mail, ledger row —
     // is one transaction, durable before the response is built.
     let (st, ctx) = (state.clone(), caller.partner.clone());
-    let (record, quota, results) = crate::store::blocking_task("matching", move || {
-        let results = compute_blocking(&st, &embedder, &ctx, &input)?;
-        drop(permit);
-        record.status = MatchingStatus::Completed;
-        record.results = Some(results.clone());
-        record.results_count = Some(results.len() as i64);
-        record.completed_at = Some(st.clock.now());
-        let quota = bill(
-            &st,
-            &ctx.partner,
-            &record,
-            request_ledger.as_ref(),
-            StatusCode::OK,
-        )?;
-        Ok::<_, ApiError>((record, quota, results))
-    })
-    .await??;
+    let bill = billing(&state, &caller, request_ledger, StatusCode::OK);
+    let (mut record, billed) = state
+        .store
+        .complete_and_bill(record, bill, move || {
+            let results = compute_blocking(&st, &embedder, &ctx, &input);
+            drop(permit);
+            results
+        })
+        .await?;
+    warnings_queued(&state, &caller, &billed);
+    let results = record.results.take().unwrap_or_default();
     let mut resp = Json(MatchingCompletedResponse {
         matching: MatchingResultsResponse {
             matching_request_id: id,
@@ -156,7 +152,7 @@ pub async fn create(
             results_count: results.len() as u64,
             results,
         },
-        quota: quota.matching_block(),
+        quota: billed.quota.matching_block(),
     })
     .into_response();
     resp.extensions_mut()
@@ -168,66 +164,34 @@ pub async fn create(
 #[derive(Debug, Clone)]
 pub struct OrganizationId(pub String);
 
-/// Stores and bills the pending `record` of an asynchronous request ([`bill`], answered
-/// 202), on the blocking pool; it is durable before the caller answers.
-async fn store(
-    state: &Arc<AppState>,
-    caller: &Caller,
-    record: MatchingRecord,
-    request_ledger: Option<RequestLedger>,
-) -> Result<(MatchingRecord, QuotaView), ApiError> {
-    let (st, ctx) = (state.clone(), caller.partner.clone());
-    crate::store::blocking_task("matching request", move || {
-        let quota = bill(
-            &st,
-            &ctx.partner,
-            &record,
-            request_ledger.as_ref(),
-            StatusCode::ACCEPTED,
-        )?;
-        Ok::<_, ApiError>((record, quota))
-    })
-    .await?
-}
-
-/// Bills an accepted matching request in one transaction ([`crate::db::Db::bill_matching`]):
+/// What billing an accepted matching request needs ([`crate::store::Store::bill_matching`]:
 /// the request, its quota counter, the 90 % warning e-mail when a limit is reached (once
 /// per quarter and limit) and the request's usage-ledger row, answered with `status` —
-/// then the middleware writes no second row. Returns the partner's quota after it.
-fn bill(
+/// then the middleware writes no second row — in one transaction).
+fn billing(
     state: &AppState,
-    partner: &crate::db::Partner,
-    record: &MatchingRecord,
-    request_ledger: Option<&RequestLedger>,
+    caller: &Caller,
+    request_ledger: Option<RequestLedger>,
     status: StatusCode,
-) -> Result<QuotaView, ApiError> {
-    let row = request_ledger.map(|l| {
-        l.row(
-            partner.id,
-            record.token_id,
-            MATCHING_ENDPOINT,
-            status.as_u16(),
-            Some(record.organization_id.clone()),
-        )
-    });
-    let billed = state.db.bill_matching(&Billing {
-        record,
-        partner,
-        ledger_row: row.as_ref(),
-        now: state.clock.now(),
-        policy: &state.quota_policy,
-    })?;
-    if let (Some(l), Some(_)) = (request_ledger, &row) {
-        l.mark_written();
+) -> MatchingBill {
+    MatchingBill {
+        partner: caller.partner.clone(),
+        request_ledger,
+        status: status.as_u16(),
+        policy: state.quota_policy,
+        clock: state.clock.clone(),
     }
+}
+
+/// Wakes the mailer for the warning e-mails a billing queued (or says why they stay).
+fn warnings_queued(state: &AppState, caller: &Caller, billed: &Billed) {
     if billed.warnings_queued > 0 {
         if state.mailer_configured {
             state.mail_wakeup.notify_one();
         } else {
-            tracing::warn!(partner = %partner.name, quarter = %billed.quota.quarter, "quota warning e-mail queued in the outbox; SMTP is not configured, so it stays there");
+            tracing::warn!(partner = %caller.partner.partner.name, quarter = %billed.quota.quarter, "quota warning e-mail queued in the outbox; SMTP is not configured, so it stays there");
         }
     }
-    Ok(billed.quota)
 }
 
 async fn load(
@@ -238,9 +202,10 @@ async fn load(
     caller.require("matching:use")?;
     let not_found = || ApiError::not_found(format!("no matching request `{}`", clip(id)));
     let uuid = Uuid::parse_str(id).map_err(|_| not_found())?;
-    let db = state.db.clone();
-    crate::store::blocking_task("matching request", move || db.matching(uuid))
-        .await??
+    state
+        .store
+        .matching(uuid)
+        .await?
         .filter(|r| r.partner_id == caller.partner.partner.id)
         .ok_or_else(not_found)
 }

@@ -9,7 +9,7 @@ use axum::Json;
 use crate::auth::Caller;
 use crate::error::ApiError;
 use crate::params::Params;
-use crate::usage::{parse_period, period_start, stats, tier_of, QuotaView};
+use crate::usage::{parse_period, period_start, tier_of};
 use crate::views::{PartnerInfo, Period, QuotaResponse, UsageStatsResponse};
 use crate::AppState;
 
@@ -35,13 +35,7 @@ pub async fn get_stats(
     let period = parse_period(p.single("period")?)?;
     let since = period_start(period, state.clock.now()).ok_or_else(ApiError::internal)?;
     let partner = caller.partner.partner.clone();
-    let st = state.clone();
-    let stats = crate::store::blocking(move || {
-        st.ledger.flush()?;
-        stats(&st.db, partner.id, since)
-    })
-    .await
-    .map_err(|_| ApiError::internal())??;
+    let stats = state.store.usage_stats(partner.id, since).await?;
     let partner = &caller.partner.partner;
     Ok(Json(UsageStatsResponse {
         stats,
@@ -70,11 +64,13 @@ pub async fn get_quota(
     caller: Caller,
 ) -> Result<Json<QuotaResponse>, ApiError> {
     caller.require("usage:read")?;
-    let (st, ctx, now) = (state.clone(), caller.partner.clone(), state.clock.now());
-    let q = crate::store::blocking(move || {
-        QuotaView::compute(&st.db, &ctx.partner, now, &st.quota_policy)
-    })
-    .await
-    .map_err(|_| ApiError::internal())??;
+    let q = state
+        .store
+        .quota(
+            caller.partner.clone(),
+            state.clock.now(),
+            state.quota_policy,
+        )
+        .await?;
     Ok(Json(QuotaResponse { quota: q.view()? }))
 }

@@ -242,9 +242,9 @@ impl Db {
     }
 
     /// The writer connection: every write, and reads that belong to a write
-    /// transaction. Inside a tokio runtime this must run in [`crate::store::blocking`]:
-    /// a database call on an async worker thread panics in debug builds and is logged
-    /// (once per process) in release builds.
+    /// transaction. Inside a tokio runtime this must run in the store's blocking section
+    /// (a [`crate::store::Store`] method): a database call on an async worker thread
+    /// panics in debug builds and is logged (once per process) in release builds.
     pub fn writer(&self) -> MutexGuard<'_, Conn> {
         check_thread();
         self.usable(lock(&self.writer), false)

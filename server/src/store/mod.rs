@@ -16,12 +16,24 @@
 //! ([`db::READERS`], `query_only`), each behind its own mutex; SQLite runs in WAL mode,
 //! so a read never waits for a write — the ledger flush's fsync holds the writer only.
 //!
-//! Rule: no SQLite call (nor PostgreSQL call) runs on an async worker thread. Async code reaches the
-//! database only through [`blocking`] (or [`with_db`]), which runs the work on tokio's
-//! blocking pool; `Db::writer` and `Db::reader` panic in debug builds when they are
-//! called on a thread inside a tokio runtime outside [`blocking`] (release builds log
-//! one warning). Code without a runtime (the CLI) calls the database directly.
+//! Two faces. [`Store`] (`api`) is the async API the server uses: a cloneable handle
+//! (the database and the ledger's buffer) whose `async fn`s are the operations of the
+//! server — authenticate a token, bill a matching request (with the ranking, one
+//! transaction), read a stored request, quotas, usage, the outbox, qualification, the
+//! dashboard's sessions — each one unit of work, one hop to tokio's blocking pool,
+//! with typed results and [`ServerError`]. [`db::Db`] is the synchronous store under
+//! it, which the CLI (no runtime) calls directly and [`Store::db`] hands out for
+//! code off the runtime (tests' own set-up).
+//!
+//! Rule: no SQLite call (nor PostgreSQL call) runs on an async worker thread. The
+//! server's state holds a [`Store`], not a `Db`; the one way from async code to a
+//! connection is a `Store` method, which runs its work inside the store's private
+//! blocking section (`blocking`, on tokio's blocking pool). `Db::writer` and
+//! `Db::reader` panic in debug builds when they are called on a thread inside a tokio
+//! runtime outside that section (release builds log one warning). Code without a
+//! runtime (the CLI) calls the database directly.
 
+pub mod api;
 pub mod conn;
 pub mod dashboard;
 pub mod db;
@@ -38,6 +50,8 @@ pub mod token_cache;
 pub mod usage;
 
 use std::cell::Cell;
+
+pub use api::{MatchingBill, Overview, SignIn, Store, TokenPage};
 
 use crate::error::ServerError;
 
@@ -70,10 +84,10 @@ fn in_section<T>(f: impl FnOnce() -> T) -> T {
 
 /// Runs `f` — database work, possibly with other blocking work around it — on tokio's
 /// blocking pool, marked as the store's blocking section so that `Db::writer` and
-/// `Db::reader` accept it. This is the one way for async code to reach SQLite. The
-/// result is that of `tokio::task::spawn_blocking(f).await` (a panic of `f` is a
-/// `JoinError`).
-pub async fn blocking<T, F>(f: F) -> Result<T, tokio::task::JoinError>
+/// `Db::reader` accept it. Private to the store: async code reaches the database through
+/// [`Store`]. The result is that of `tokio::task::spawn_blocking(f).await` (a panic of
+/// `f` is a `JoinError`).
+async fn blocking<T, F>(f: F) -> Result<T, tokio::task::JoinError>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
@@ -82,7 +96,7 @@ where
 }
 
 /// [`blocking`] with a failed task (a panic) as [`ServerError::Task`] naming `what`.
-pub async fn blocking_task<T, F>(what: &str, f: F) -> Result<T, ServerError>
+async fn blocking_task<T, F>(what: &str, f: F) -> Result<T, ServerError>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
@@ -101,19 +115,8 @@ pub(crate) fn on_async_worker() -> bool {
 
 /// The message of the guard in `Db::writer` and `Db::reader`.
 pub(crate) const ASYNC_WORKER_MESSAGE: &str = "SQLite call on an async worker thread: \
-     run database work through grantmatch_server::store::blocking (rule: no SQLite call \
+     reach the database through grantmatch_server::store::Store (rule: no SQLite call \
      runs on an async worker thread)";
-
-/// `f` over the database in [`blocking`]; a failed task (a panic) is
-/// [`ServerError::Task`].
-pub async fn with_db<T, F>(db: &std::sync::Arc<db::Db>, f: F) -> Result<T, ServerError>
-where
-    F: FnOnce(&db::Db) -> Result<T, ServerError> + Send + 'static,
-    T: Send + 'static,
-{
-    let db = db.clone();
-    blocking_task("database task", move || f(&db)).await?
-}
 
 #[cfg(test)]
 mod tests {
@@ -180,12 +183,37 @@ mod tests {
         );
     }
 
+    /// Even on tokio's blocking pool, a database call outside the store's section (a
+    /// plain `spawn_blocking` over `Store::db()`) is refused: the only way is `Store`.
+    #[cfg(debug_assertions)]
+    #[tokio::test]
+    async fn a_database_call_on_the_blocking_pool_outside_the_store_panics() {
+        let store = Store::from(Db::in_memory().unwrap());
+        let db = store.db().clone();
+        let err = tokio::task::spawn_blocking(move || select_one(&db))
+            .await
+            .expect_err("the guard panics");
+        let panic = err.into_panic();
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        assert!(
+            message.contains("grantmatch_server::store::Store"),
+            "{message}"
+        );
+        // Through the store's API the same database answers.
+        assert!(store.ping().await);
+    }
+
     #[tokio::test]
     async fn through_blocking_the_database_is_called() {
         let db = Arc::new(Db::in_memory().unwrap());
         let d = db.clone();
         assert_eq!(blocking(move || select_one(&d)).await.unwrap(), 1);
-        let n = with_db(&db, |db| Ok(select_one(db))).await.unwrap();
+        let n = blocking_task("select", move || select_one(&db))
+            .await
+            .unwrap();
         assert_eq!(n, 1);
         // The flag belongs to the blocking section only, never to the async thread.
         assert!(on_async_worker());

@@ -35,7 +35,7 @@ pub(crate) fn state(quarter_share: f64) -> Arc<AppState> {
 
 pub(crate) fn partner(s: &AppState, name: &str) -> Uuid {
     crate::common::off_runtime(|| {
-        s.db.create_partner(&NewPartner {
+        s.store.db().create_partner(&NewPartner {
             name: name.into(),
             tier: "starter".into(),
             ..Default::default()
@@ -127,7 +127,7 @@ pub(crate) async fn user(s: &Arc<AppState>, name: &str, email: &str) -> (Uuid, S
 /// A signed-in user of partner `p`: the session cookie header.
 pub(crate) async fn user_of(s: &Arc<AppState>, p: Uuid, email: &str) -> String {
     let (_, invite) =
-        crate::common::off_runtime(|| s.db.add_user(p, email, s.clock.now())).unwrap();
+        crate::common::off_runtime(|| s.store.db().add_user(p, email, s.clock.now())).unwrap();
     let r = set_password(s, &invite).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.text);
     let r = sign_in(s, email, PASSWORD).await;
@@ -232,17 +232,17 @@ async fn warning_and_exceeded_notices() {
         completed_at: Some(now),
     };
     for i in 0..8 {
-        crate::common::off_runtime(|| s.db.insert_matching(&record(i))).unwrap();
+        crate::common::off_runtime(|| s.store.db().insert_matching(&record(i))).unwrap();
     }
     let r = get(&s, "/dashboard", &session).await;
     assert!(!r.text.contains("role=\"alert\""), "{}", r.text);
-    crate::common::off_runtime(|| s.db.insert_matching(&record(8))).unwrap();
+    crate::common::off_runtime(|| s.store.db().insert_matching(&record(8))).unwrap();
     let r = get(&s, "/dashboard", &session).await;
     assert!(r.text.contains("90 %"), "{}", r.text);
     let r = get(&s, "/dashboard?lang=de", &session).await;
     assert!(r.text.contains("Warnung: 90 %"), "{}", r.text);
     for i in 9..11 {
-        crate::common::off_runtime(|| s.db.insert_matching(&record(i))).unwrap();
+        crate::common::off_runtime(|| s.store.db().insert_matching(&record(i))).unwrap();
     }
     let r = get(&s, "/dashboard", &session).await;
     assert!(r.text.contains("Quota exceeded"), "{}", r.text);
@@ -260,11 +260,12 @@ async fn forms_without_csrf_are_403() {
         let r = post(&s, "/dashboard/tokens", &session, form).await;
         assert_eq!(r.status, StatusCode::FORBIDDEN, "{form}");
     }
-    assert!(crate::common::off_runtime(|| s.db.tokens(p))
+    assert!(crate::common::off_runtime(|| s.store.db().tokens(p))
         .unwrap()
         .is_empty());
     let (row, _) =
-        crate::common::off_runtime(|| s.db.create_token(p, &["grants:read".into()])).unwrap();
+        crate::common::off_runtime(|| s.store.db().create_token(p, &["grants:read".into()]))
+            .unwrap();
     let r = post(
         &s,
         &format!("/dashboard/tokens/{}/revoke", row.id),
@@ -273,9 +274,11 @@ async fn forms_without_csrf_are_403() {
     )
     .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
-    assert!(crate::common::off_runtime(|| s.db.tokens(p)).unwrap()[0]
-        .revoked_at
-        .is_none());
+    assert!(
+        crate::common::off_runtime(|| s.store.db().tokens(p)).unwrap()[0]
+            .revoked_at
+            .is_none()
+    );
     let r = post(&s, "/dashboard/sign-out", &session, "").await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     // The sign-in form too: no double-submit cookie, or a field that does not match it.
@@ -320,7 +323,8 @@ async fn another_partners_user_cannot_see_or_revoke_tokens() {
     let (a, _) = user(&s, "A", "a@example.org").await;
     let (_, session_b) = user(&s, "B", "b@example.org").await;
     let (row, _) =
-        crate::common::off_runtime(|| s.db.create_token(a, &["grants:read".into()])).unwrap();
+        crate::common::off_runtime(|| s.store.db().create_token(a, &["grants:read".into()]))
+            .unwrap();
     let page = get(&s, "/dashboard/tokens", &session_b).await;
     assert!(!page.text.contains(&row.id.to_string()));
     let csrf = csrf_field(&page.text);
@@ -332,9 +336,11 @@ async fn another_partners_user_cannot_see_or_revoke_tokens() {
     )
     .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
-    assert!(crate::common::off_runtime(|| s.db.tokens(a)).unwrap()[0]
-        .revoked_at
-        .is_none());
+    assert!(
+        crate::common::off_runtime(|| s.store.db().tokens(a)).unwrap()[0]
+            .revoked_at
+            .is_none()
+    );
     let overview = get(&s, "/dashboard", &session_b).await;
     assert!(overview.text.contains("<strong>B</strong>"));
 }
@@ -344,7 +350,8 @@ async fn invites_work_once_and_expire_after_24_hours() {
     let s = state(0.25);
     let p = partner(&s, "A");
     let (_, invite) =
-        crate::common::off_runtime(|| s.db.add_user(p, "a@example.org", s.clock.now())).unwrap();
+        crate::common::off_runtime(|| s.store.db().add_user(p, "a@example.org", s.clock.now()))
+            .unwrap();
     assert_eq!(
         set_password(&s, &invite).await.status,
         StatusCode::SEE_OTHER
@@ -352,20 +359,21 @@ async fn invites_work_once_and_expire_after_24_hours() {
     let again = get(&s, &format!("/dashboard/invite/{invite}"), "").await;
     assert_eq!(again.status, StatusCode::NOT_FOUND);
     let (_, late) =
-        crate::common::off_runtime(|| s.db.add_user(p, "late@example.org", s.clock.now())).unwrap();
+        crate::common::off_runtime(|| s.store.db().add_user(p, "late@example.org", s.clock.now()))
+            .unwrap();
     s.clock
         .set(s.clock.now() + Duration::hours(24) + Duration::seconds(1));
     let r = get(&s, &format!("/dashboard/invite/{late}"), "").await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     // The store keeps hashes only.
     assert!(
-        crate::common::off_runtime(|| s.db.user_by_email("late@example.org"))
+        crate::common::off_runtime(|| s.store.db().user_by_email("late@example.org"))
             .unwrap()
             .unwrap()
             .password_hash
             .is_none()
     );
-    let hash = crate::common::off_runtime(|| s.db.user_by_email("a@example.org"))
+    let hash = crate::common::off_runtime(|| s.store.db().user_by_email("a@example.org"))
         .unwrap()
         .unwrap()
         .password_hash
@@ -378,7 +386,8 @@ async fn session_cookie_flags() {
     let s = state(0.25);
     let p = partner(&s, "A");
     let (_, invite) =
-        crate::common::off_runtime(|| s.db.add_user(p, "a@example.org", s.clock.now())).unwrap();
+        crate::common::off_runtime(|| s.store.db().add_user(p, "a@example.org", s.clock.now()))
+            .unwrap();
     set_password(&s, &invite).await;
     let r = sign_in(&s, "a@example.org", PASSWORD).await;
     let c = set_cookie(&r, "gm_session").unwrap();

@@ -30,7 +30,8 @@ async fn dashboard_usage_page_shows_the_stats_figures_and_csv() {
     let s = state(0.25);
     let (p, session) = user(&s, "A", "a@example.org").await;
     let (_, token) =
-        crate::common::off_runtime(|| s.db.create_token(p, &["grants:read".into()])).unwrap();
+        crate::common::off_runtime(|| s.store.db().create_token(p, &["grants:read".into()]))
+            .unwrap();
     let bearer = format!("Bearer {token}");
     for uri in [
         "/api/v1/grants",
@@ -42,7 +43,8 @@ async fn dashboard_usage_page_shows_the_stats_figures_and_csv() {
     // Another partner's traffic is not counted.
     let (b, other) = user(&s, "B", "b@example.org").await;
     let (_, b_token) =
-        crate::common::off_runtime(|| s.db.create_token(b, &["grants:read".into()])).unwrap();
+        crate::common::off_runtime(|| s.store.db().create_token(b, &["grants:read".into()]))
+            .unwrap();
     send_with(
         &s,
         "GET",
@@ -174,14 +176,16 @@ async fn dashboard_matching_history_lists_requests_and_links_the_grants() {
         })
         .collect();
     let completed = matching(p, "org-<1>", MatchingStatus::Completed, Some(results));
-    crate::common::off_runtime(|| s.db.insert_matching(&completed)).unwrap();
+    crate::common::off_runtime(|| s.store.db().insert_matching(&completed)).unwrap();
     crate::common::off_runtime(|| {
-        s.db.insert_matching(&matching(p, "org-2", MatchingStatus::Pending, None))
+        s.store
+            .db()
+            .insert_matching(&matching(p, "org-2", MatchingStatus::Pending, None))
     })
     .unwrap();
     let mut failed = matching(p, "org-3", MatchingStatus::Failed, None);
     failed.error = Some("the model is <unavailable>".into());
-    crate::common::off_runtime(|| s.db.insert_matching(&failed)).unwrap();
+    crate::common::off_runtime(|| s.store.db().insert_matching(&failed)).unwrap();
     let r = get(&s, "/dashboard/matching", &session).await;
     assert_eq!(r.status, StatusCode::OK);
     assert!(r.text.contains("<code>org-&lt;1&gt;</code>"), "{}", r.text);
@@ -235,7 +239,7 @@ async fn dashboard_grant_page_keeps_to_the_partners_scope() {
         .unwrap()
         .id;
     let p = crate::common::off_runtime(|| {
-        s.db.create_partner(&NewPartner {
+        s.store.db().create_partner(&NewPartner {
             name: "Bayern".into(),
             tier: "starter".into(),
             region_ids: vec![bayern],
@@ -267,7 +271,7 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     let r = post(&s, "/dashboard/qualification", &session, "prompt=Vereine").await;
     assert_eq!(r.status, StatusCode::FORBIDDEN);
     assert!(
-        crate::common::off_runtime(|| qualification::config(&s.db, p))
+        crate::common::off_runtime(|| qualification::config(s.store.db(), p))
             .unwrap()
             .prompt
             .is_none()
@@ -295,7 +299,7 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     let r = post(&s, "/dashboard/qualification", &session, &form).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.text);
     assert_eq!(
-        crate::common::off_runtime(|| qualification::config(&s.db, p))
+        crate::common::off_runtime(|| qualification::config(s.store.db(), p))
             .unwrap()
             .prompt
             .as_deref(),
@@ -308,11 +312,12 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
         page.text
     );
     // The reading is the engine's (as `grantmatch partner status` prints it).
-    let partner = crate::common::off_runtime(|| s.db.partner(p))
+    let partner = crate::common::off_runtime(|| s.store.db().partner(p))
         .unwrap()
         .unwrap();
     let status =
-        crate::common::off_runtime(|| qualification::status(&s.engine(), &s.db, &partner)).unwrap();
+        crate::common::off_runtime(|| qualification::status(&s.engine(), s.store.db(), &partner))
+            .unwrap();
     let lines: Vec<&str> = status["reading_description"]
         .as_array()
         .unwrap()
@@ -350,7 +355,7 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     )
     .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.text);
-    let cats = crate::common::off_runtime(|| qualification::categories(&s.db, p)).unwrap();
+    let cats = crate::common::off_runtime(|| qualification::categories(s.store.db(), p)).unwrap();
     assert_eq!(cats.len(), 1);
     assert_eq!(
         cats[0].keywords,
@@ -394,7 +399,7 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     .await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     assert_eq!(
-        crate::common::off_runtime(|| qualification::categories(&s.db, p))
+        crate::common::off_runtime(|| qualification::categories(s.store.db(), p))
             .unwrap()
             .len(),
         1
@@ -409,7 +414,7 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert!(
-        crate::common::off_runtime(|| qualification::categories(&s.db, p))
+        crate::common::off_runtime(|| qualification::categories(s.store.db(), p))
             .unwrap()
             .is_empty()
     );
@@ -423,7 +428,7 @@ async fn dashboard_qualification_prompt_reading_progress_and_categories() {
     .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert!(
-        crate::common::off_runtime(|| qualification::config(&s.db, p))
+        crate::common::off_runtime(|| qualification::config(s.store.db(), p))
             .unwrap()
             .prompt
             .is_none()

@@ -532,7 +532,8 @@ async fn missing_required_fields_are_400_naming_the_field() {
     // Nothing was recorded for refused requests.
     let (used, _) = crate::common::off_runtime(|| {
         m.state
-            .db
+            .store
+            .db()
             .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
     })
     .unwrap();
@@ -942,7 +943,8 @@ async fn without_token_401_and_without_matching_scope_403() {
     // Only the one accepted request was recorded.
     let (used, _) = crate::common::off_runtime(|| {
         m.state
-            .db
+            .store
+            .db()
             .matching_usage(m.full_partner, &quarter_of(t(NOW)).0)
     })
     .unwrap();
@@ -1589,12 +1591,12 @@ async fn sync_request_is_stored_before_the_response() {
     let v = m.match_ok(&m.full, &b).await;
     let id = Uuid::parse_str(v["matching_request_id"].as_str().unwrap()).unwrap();
     // No waiting: the row is there when the response is.
-    let rec = crate::common::off_runtime(|| m.state.db.matching(id))
+    let rec = crate::common::off_runtime(|| m.state.store.db().matching(id))
         .unwrap()
         .expect("the billing record exists when the response arrives");
     assert_eq!(rec.status, MatchingStatus::Completed);
     assert_eq!(rec.partner_id, m.full_partner);
-    let tokens = crate::common::off_runtime(|| m.state.db.tokens(m.full_partner)).unwrap();
+    let tokens = crate::common::off_runtime(|| m.state.store.db().tokens(m.full_partner)).unwrap();
     let token = tokens
         .iter()
         .find(|t| t.scopes.iter().any(|s| s == "matching:use"))
@@ -1646,7 +1648,7 @@ async fn async_request_202_stored_at_once_then_completed() {
     let id = v["matching_request_id"].as_str().unwrap().to_string();
     let uuid = Uuid::parse_str(&id).unwrap();
     // The row exists the moment the 202 is seen.
-    let rec = crate::common::off_runtime(|| m.state.db.matching(uuid))
+    let rec = crate::common::off_runtime(|| m.state.store.db().matching(uuid))
         .unwrap()
         .expect("the billing record exists when the 202 arrives");
     assert!(
@@ -1680,7 +1682,7 @@ async fn async_request_202_stored_at_once_then_completed() {
         .ok();
     assert_eq!(results["status"], COMPLETED);
     assert_eq!(results["results"], done["results"]);
-    let rec = crate::common::off_runtime(|| m.state.db.matching(uuid))
+    let rec = crate::common::off_runtime(|| m.state.store.db().matching(uuid))
         .unwrap()
         .unwrap();
     assert_eq!(rec.status, MatchingStatus::Completed);
@@ -1814,14 +1816,15 @@ async fn full_queue_is_503_and_frees_up() {
     let r = m.post_async(&m.full, &b).await;
     assert_error(&r, 503, "service_unavailable");
     assert!(
-        crate::common::off_runtime(|| m.state.db.pending_matchings())
+        crate::common::off_runtime(|| m.state.store.db().pending_matchings())
             .unwrap()
             .is_empty()
     );
     assert_eq!(
         crate::common::off_runtime(|| m
             .state
-            .db
+            .store
+            .db()
             .matching_usage(m.full_partner, &quarter_of(t(NOW)).0))
         .unwrap()
         .0,

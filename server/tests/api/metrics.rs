@@ -115,7 +115,7 @@ async fn metrics_count_requests_refusals_and_show_the_state() {
         "{m}"
     );
     assert!(sample(&m, "grantmatch_ledger_flush_lag_seconds").is_some_and(|s| s >= 0.0));
-    crate::common::off_runtime(|| state.ledger.flush()).unwrap();
+    crate::common::off_runtime(|| state.store.ledger().flush()).unwrap();
     let m = get(&state, "/metrics", None).await.text;
     assert_eq!(
         sample(&m, "grantmatch_ledger_backlog_rows"),

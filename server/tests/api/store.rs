@@ -160,7 +160,7 @@ async fn annotations_changed_through_this_process_show_at_once() {
     assert_eq!(s.get(&detail).await.ok()["grant"]["ai_qualified"], true);
     // The token is cached now; a new prompt set through this process's store (as the
     // dashboard does) forgets the results, and the next request shows it.
-    let (db, partner) = (s.state.db.clone(), s.partner);
+    let (db, partner) = (s.state.store.db().clone(), s.partner);
     off_runtime(move || {
         grantmatch_server::qualification::set_prompt(&db, partner, "Kommunen", None).unwrap()
     });
@@ -223,7 +223,7 @@ async fn a_token_revoked_by_another_process_is_refused_within_the_token_ttl() {
     let token = s.token_id;
     assert!(off_runtime(|| cli.revoke_token(token).unwrap()));
     let revoked_at = std::time::Instant::now();
-    let ttl = s.state.db.token_ttl();
+    let ttl = s.state.store.db().token_ttl();
     let r = s.get("/api/v1/grants?per_page=1").await;
     if ttl.is_zero() {
         // SQLite, the embedded default, caches no token: the CLI contract's "holds at
@@ -253,16 +253,18 @@ async fn a_token_revoked_through_this_process_is_refused_at_once() {
     // Cached where the store caches tokens (PostgreSQL), not on SQLite.
     assert_eq!(
         s.state
-            .db
+            .store
+            .db()
             .cached_token(s.auth.trim_start_matches("Bearer "))
             .is_some(),
-        !s.state.db.token_ttl().is_zero()
+        !s.state.store.db().token_ttl().is_zero()
     );
-    let (db, token) = (s.state.db.clone(), s.token_id);
+    let (db, token) = (s.state.store.db().clone(), s.token_id);
     assert!(off_runtime(move || db.revoke_token(token).unwrap()));
     assert!(s
         .state
-        .db
+        .store
+        .db()
         .cached_token(s.auth.trim_start_matches("Bearer "))
         .is_none());
     let r = s.get("/api/v1/grants?per_page=1").await;
@@ -275,7 +277,7 @@ async fn reads_complete_while_the_ledger_flush_waits_holding_the_writer() {
     let (_, slug) = tiny_grant();
     // One row in the ledger's buffer.
     assert_eq!(s.get("/api/v1/grants/xyz").await.status, 404);
-    assert_eq!(s.state.ledger.backlog().0, 1);
+    assert_eq!(s.state.store.ledger().backlog().0, 1);
     // Another process holds the write lock (SQLite's, or PostgreSQL's on the ledger):
     // the flush takes the server's writer and waits for the lock, as a slow fsync
     // would keep it.
@@ -286,9 +288,9 @@ async fn reads_complete_while_the_ledger_flush_waits_holding_the_writer() {
             .batch("BEGIN; LOCK TABLE usage_ledger IN EXCLUSIVE MODE")
             .unwrap(),
     }
-    let ledger = s.state.ledger.clone();
+    let ledger = s.state.store.ledger().clone();
     let flush = std::thread::spawn(move || ledger.flush());
-    while s.state.ledger.backlog().0 > 0 {
+    while s.state.store.ledger().backlog().0 > 0 {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -401,7 +403,7 @@ async fn a_billed_matching_is_one_transaction_with_its_ledger_row() {
         billing_counts(&mut other),
         (1, 1, 1, vec![(200, "org-1".to_string())])
     );
-    assert_eq!(state.ledger.backlog().0, 0);
+    assert_eq!(state.store.ledger().backlog().0, 0);
 
     // Asynchronous (202): the same, with the row's status 202.
     let r = post("org-2", true).await;
@@ -501,11 +503,8 @@ async fn postgres_connections_closed_by_the_server_are_reopened() {
         assert_eq!(r.status, 200, "{}", r.text);
     }
     // Writes too: the ledger's rows of these requests.
-    let ledger = state.ledger.clone();
-    let flushed = grantmatch_server::store::blocking(move || ledger.flush())
-        .await
-        .unwrap();
-    assert!(flushed.unwrap() >= 16);
+    let flushed = state.store.flush_ledger().await.unwrap();
+    assert!(flushed >= 16);
 }
 
 /// TLS to PostgreSQL (`make test-postgres`: the throw-away server offers TLS with a

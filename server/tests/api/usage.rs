@@ -119,13 +119,13 @@ impl U {
     }
 
     fn db(&self) -> &Db {
-        &self.state.db
+        self.state.store.db()
     }
 
     /// The ledger flushed, then the partner's stats since `since`, read directly (off
     /// the runtime, as the server does on its blocking pool).
     fn ledger_stats(&self, partner: Uuid, since: DateTime<Utc>) -> Value {
-        crate::common::off_runtime(|| self.state.ledger.flush()).unwrap();
+        crate::common::off_runtime(|| self.state.store.ledger().flush()).unwrap();
         json!(
             crate::common::off_runtime(|| grantmatch_server::usage::stats(
                 self.db(),

@@ -47,9 +47,10 @@ pub fn tiny_engine_plain() -> Arc<Engine> {
 
 /// Runs `f` — a test's own database set-up or check — on a plain thread outside the
 /// tokio runtime and waits for it. The server's store panics (debug builds) on SQLite
-/// calls from a thread inside a runtime that are not in `grantmatch_server::store::blocking`
-/// (rule: no SQLite call runs on an async worker thread); test code reaches the
-/// database directly through this instead.
+/// calls from a thread inside a runtime outside the store's blocking section (that is,
+/// not through its async API, `grantmatch_server::store::Store`) (rule: no SQLite call
+/// runs on an async worker thread); test code reaches the database directly through
+/// this instead.
 pub fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|s| {
         s.spawn(f)
