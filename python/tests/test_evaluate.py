@@ -152,7 +152,7 @@ def test_evaluate_takes_every_option_as_one_dict(engine, eval_set):
     assert english and german
     base = grantmatch.evaluate(engine, english + german, qrels)
     assert base["options"]["glossary_weight"] == 1.0
-    assert base["options"]["keyword_factor_en"] == 0.5
+    assert base["options"]["keyword_factor_en"] == 1.0
     off = grantmatch.evaluate(
         engine, english + german, qrels, options={"glossary_weight": 0.0, "keyword_factor_en": 0.0}
     )

@@ -144,7 +144,7 @@ fn report_labelled(
     path: &Path,
     misses: bool,
 ) -> Result<()> {
-    let labels = match std::fs::read_to_string(&path) {
+    let labels = match std::fs::read_to_string(path) {
         Ok(text) => facts::eval::parse(&text)?,
         Err(e) => {
             eprintln!(

@@ -165,6 +165,15 @@ mod tests {
         assert_eq!(n, 0);
     }
 
+    /// The message of a task that panicked with a formatted message.
+    #[cfg(debug_assertions)]
+    fn panic_message(err: tokio::task::JoinError) -> String {
+        err.into_panic()
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default()
+    }
+
     #[cfg(debug_assertions)]
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_database_call_on_an_async_worker_panics() {
@@ -172,11 +181,7 @@ mod tests {
         let err = tokio::spawn(async move { select_one(&db) })
             .await
             .expect_err("the guard panics");
-        let panic = err.into_panic();
-        let message = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .unwrap_or_default();
+        let message = panic_message(err);
         assert!(
             message.contains("no SQLite call runs on an async worker thread"),
             "{message}"
@@ -193,11 +198,7 @@ mod tests {
         let err = tokio::task::spawn_blocking(move || select_one(&db))
             .await
             .expect_err("the guard panics");
-        let panic = err.into_panic();
-        let message = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .unwrap_or_default();
+        let message = panic_message(err);
         assert!(
             message.contains("grantmatch_server::store::Store"),
             "{message}"
