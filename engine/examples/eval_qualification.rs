@@ -15,7 +15,9 @@
 //! `qualification_v3.json`: two shorter prompts written later (session 16), 60
 //! programmes each, all held out; read for tuning since session 17 (its figure is no
 //! longer unseen). `qualification_v4.json`: three prompts written in session 17, 60
-//! programmes each, all held out (never tuned on).
+//! programmes each, all held out (never tuned on). `qualification_v5.json`: three
+//! prompts written in session 18 (SMEs in NRW, Kommunen in Brandenburg, founders in
+//! Thüringen), 60 programmes each, all held out (never tuned on).
 //! (d) `fixtures/eval/categories_v2.json`: three category sets of five categories with
 //! descriptions, 110 programmes each, same split; F1 per category.
 
@@ -142,6 +144,7 @@ fn main() {
     qualification_set(&engine, &embedder, "v2");
     qualification_set(&engine, &embedder, "v3");
     qualification_set(&engine, &embedder, "v4");
+    qualification_set(&engine, &embedder, "v5");
     categories_v2(&engine, &embedder);
 
     // (b) qualification
@@ -199,7 +202,7 @@ const READ_FOR_TUNING: [&str; 1] = ["v3"];
 
 /// (c) `fixtures/eval/qualification_v2.json` (`name` "v2"): long partner prompts,
 /// programmes labelled by reading, a fixed tune/held-out split; F1 per prompt and split,
-/// macro-F1. `qualification_v3.json` and `_v4.json`: later prompts, every item held out.
+/// macro-F1. `qualification_v3.json`, `_v4.json` and `_v5.json`: later prompts, every item held out.
 fn qualification_set(engine: &Engine, embedder: &Embedder, name: &str) {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join(format!("../fixtures/eval/qualification_{name}.json"));
