@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 12;
+pub const METHOD_VERSION: u32 = 13;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -1320,6 +1320,12 @@ mod tests {
             vec![GrantType::Loan, GrantType::Guarantee]
         );
         assert_eq!(p.topic, "Energieeffizienz Handwerk");
+        // An elliptical exclusion after the accepted types rules out only its own part.
+        let p = QualificationPrompt::parse(
+            cat,
+            "Gründungen in Thüringen. Zuschüsse, Darlehen und Beteiligungskapital kommen in Frage, reine Bürgschaften nicht.",
+        );
+        assert_eq!(p.excluded_types, vec![GrantType::Guarantee]);
         // A grant-type word without negation or "nur" is no constraint.
         let p = QualificationPrompt::parse(cat, "Kredite für Gründer");
         assert!(p.excluded_types.is_empty() && p.only_types.is_empty());

@@ -342,7 +342,8 @@ const REGION_WORDS: &[(&str, &str)] = &[
 /// Splits a prompt into clauses at `;`, `:`, `!`, `?`, line breaks, at a full stop
 /// that ends a word of three or more letters before a space (so "e.V." and "z.B." stay),
 /// and at a comma that starts a negation after a positive part ("Vereine in Sachsen,
-/// keine Kredite": the exclusion does not reach back to the Vereine).
+/// keine Kredite": the exclusion does not reach back to the Vereine) or before a part that
+/// ends in one ("Zuschüsse und Darlehen kommen in Frage, reine Bürgschaften nicht").
 fn clauses(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
@@ -364,7 +365,11 @@ fn clauses(text: &str) -> Vec<String> {
             }
             ',' => {
                 let rest: String = chars[i + 1..].iter().take(40).collect();
-                starts_negation(&rest) && !is_exclusion(&cur)
+                let segment: String = chars[i + 1..]
+                    .iter()
+                    .take_while(|c| !matches!(c, ',' | '.' | ';' | ':'))
+                    .collect();
+                (starts_negation(&rest) || ends_negation(&segment)) && !is_exclusion(&cur)
             }
             '.' => {
                 let next_space = chars.get(i + 1).is_none_or(|n| n.is_whitespace());
@@ -398,6 +403,54 @@ fn starts_negation(text: &str) -> bool {
         w = words.next().unwrap_or("");
     }
     NEGATORS.contains(&w)
+}
+
+/// The text is an elliptical exclusion after a positive part: a noun phrase and a bare
+/// negation ("Zuschüsse und Darlehen kommen in Frage, reine Bürgschaften nicht"; "grants
+/// are fine, loans not") — not the end of a list whose verb rules out all of it
+/// ("Programme, die …, sowie reine Forschungsförderung zählen nicht").
+fn ends_negation(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let Some((last, head)) = words.split_last() else {
+        return false;
+    };
+    let continues_list = head.first().is_some_and(|w| {
+        matches!(
+            fold_name(w).as_str(),
+            "sowie" | "und" | "oder" | "and" | "or" | "as"
+        )
+    });
+    // The word before the negation is a noun (German capitalises nouns, not verbs).
+    let noun_phrase = head
+        .last()
+        .and_then(|w| w.chars().next())
+        .is_some_and(char::is_uppercase);
+    match fold_name(last).as_str() {
+        "nicht" => !continues_list && noun_phrase,
+        // "loans not", not "whether or not" / "… do not".
+        "not" => {
+            !continues_list
+                && head.last().is_some_and(|w| {
+                    !matches!(
+                        fold_name(w).as_str(),
+                        "or" | "do"
+                            | "does"
+                            | "did"
+                            | "is"
+                            | "are"
+                            | "was"
+                            | "were"
+                            | "can"
+                            | "may"
+                            | "will"
+                            | "should"
+                            | "could"
+                            | "would"
+                    )
+                })
+        }
+        _ => false,
+    }
 }
 
 /// True when a clause rules something out: "Nicht qualifiziert sind …", "… sind
