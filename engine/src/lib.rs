@@ -205,6 +205,7 @@ impl Engine {
         // Industrieforschungseinrichtungen" the best keyword match of a sports club.
         let lexical_text: String = std::iter::once(profile.query_text.as_str())
             .chain(profile.keywords.iter().map(String::as_str))
+            .chain(profile.read_topics.iter().map(String::as_str))
             .chain(profile.german_terms.iter().map(String::as_str))
             .flat_map(|t| t.split_whitespace())
             .filter(|w| {
@@ -249,12 +250,18 @@ impl Engine {
                 embedder.model_id()
             )));
         }
-        // One batch of query texts: the whole profile, its explicit topic words (a short
-        // second query that sharpens the long text's direction), an English profile's
+        // One batch of query texts: the whole profile, its topic words (explicit or read;
+        // a short second query that sharpens the long text's direction), an English profile's
         // German glossary terms (see `glossary`; a German profile's related terms serve
         // only the lexical query) and each need.
         let german = profile.german_terms.join(", ");
-        let topics = profile.keywords.join(", ");
+        let topics = profile
+            .keywords
+            .iter()
+            .chain(&profile.read_topics)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
         let use_german = options.glossary_weight > 0.0
             && !german.is_empty()
             && profile.text_language == profile::Locale::En;

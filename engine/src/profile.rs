@@ -130,10 +130,15 @@ pub struct ResolvedProfile {
     pub organization_id: String,
     /// The text embedded as the query.
     pub query_text: String,
-    /// Explicit topic words: keywords, unresolved target-group names, project title; for a
-    /// German profile without keywords also the glossary's topic terms found in its texts
-    /// ([`crate::glossary::topics_de`], at most [`READ_TOPICS`]).
+    /// Explicit topic words: keywords, unresolved target-group names, project title.
     pub keywords: Vec<String>,
+    /// For a German profile without keywords: the glossary's topic terms found in its
+    /// texts ([`crate::glossary::topics_de`], at most [`READ_TOPICS`]): in the BM25 query,
+    /// the share of keywords found and the topic vector, but not needs — a single word
+    /// read out of its sentence may mean something else there ("Pflege der Anlage" is
+    /// upkeep, not care), and as a need of its own it ranked care programmes first for a
+    /// swimming-pool association. The sentences are the needs of such a profile.
+    pub read_topics: Vec<String>,
     pub regions: Vec<Idx>,
     /// For a profile without `regions`: the Länder its texts place the organisation in
     /// ("Bäckerei in Leipzig", "a farm in Lower Saxony"; [`crate::text::places`]). Not a
@@ -278,7 +283,7 @@ impl MatchInput {
                 applicant_types.push(t);
             }
         }
-        let (mut keywords, target_groups) = self.topic_words(cat, p);
+        let (keywords, target_groups) = self.topic_words(cat, p);
         let locale = profile_locale(p)?;
         let query = self.query_text(p, description);
         let located_regions = if regions.is_empty() {
@@ -305,13 +310,15 @@ impl MatchInput {
         let text_language = text_language(&query);
         // A German profile without keywords gets the glossary's topic terms found in its
         // texts (an English one has its German glossary terms already).
-        if p.keywords.is_empty() && text_language == Locale::De {
-            for t in crate::glossary::topics_de(&query, READ_TOPICS) {
-                if !keywords.iter().any(|k| k.eq_ignore_ascii_case(t)) {
-                    keywords.push(t.to_string());
-                }
-            }
-        }
+        let read_topics: Vec<String> = if p.keywords.is_empty() && text_language == Locale::De {
+            crate::glossary::topics_de(&query, READ_TOPICS)
+                .into_iter()
+                .filter(|t| !keywords.iter().any(|k| k.eq_ignore_ascii_case(t)))
+                .map(String::from)
+                .collect()
+        } else {
+            Vec::new()
+        };
         let german_terms = match text_language {
             Locale::En => crate::glossary::translate(&query)
                 .into_iter()
@@ -337,6 +344,7 @@ impl MatchInput {
             organization_id: organization_id.to_string(),
             query_text: query,
             keywords,
+            read_topics,
             regions,
             located_regions,
             grant_areas,

@@ -887,7 +887,7 @@ fn check_reason(
         }
         for k in list.split(", ") {
             assert!(
-                p.keywords.iter().any(|x| x == k),
+                p.keywords.iter().chain(&p.read_topics).any(|x| x == k),
                 "`{k}` is not a keyword of the profile: {ctx}"
             );
             for t in analyze(k) {

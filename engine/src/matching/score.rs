@@ -240,6 +240,7 @@ impl<'a> Scorer<'a> {
         let keyword_terms = profile
             .keywords
             .iter()
+            .chain(&profile.read_topics)
             .map(|k| {
                 let mut forms = vec![k.as_str()];
                 if english {
