@@ -213,7 +213,10 @@ fn needs_of(keywords: &[String], texts: &[&str]) -> Vec<String> {
     for t in texts {
         for s in crate::facts::applicants::sentences(t) {
             let s = s.trim();
-            if s.split_whitespace().count() >= 4 && !out.iter().any(|o| o == s) {
+            if s.split_whitespace().count() >= 4
+                && !names_instrument(s)
+                && !out.iter().any(|o| o == s)
+            {
                 out.push(s.to_string());
             }
         }
@@ -223,6 +226,15 @@ fn needs_of(keywords: &[String], texts: &[&str]) -> Vec<String> {
         out.clear();
     }
     out
+}
+
+/// The sentence names a funding instrument ("Wir brauchen Zuschüsse; Kredite können wir
+/// nicht tragen", "We would prefer grants, but a loan is possible"): it says how the
+/// organisation wants to be funded, which the funding-type check reads, not what for.
+fn names_instrument(sentence: &str) -> bool {
+    crate::text::fold_name(sentence)
+        .split(' ')
+        .any(|w| crate::qualify::grant_type_of_word(w).is_some())
 }
 
 impl MatchInput {
@@ -929,7 +941,8 @@ mod tests {
     #[test]
     fn needs_are_the_topic_words_else_the_sentences() {
         let texts = [
-            "Wir sanieren unser Vereinsheim energetisch. Kurz. Wir suchen Geld für Ferienfreizeiten.",
+            "Wir sanieren unser Vereinsheim energetisch. Kurz. Wir suchen Geld für Ferienfreizeiten. \
+             Wir brauchen Zuschüsse; Kredite können wir nicht tragen.",
             "Integration von Geflüchteten durch Sport",
         ];
         let keywords = |ks: &[&str]| ks.iter().map(|k| k.to_string()).collect::<Vec<_>>();
@@ -948,6 +961,11 @@ mod tests {
                 "Integration von Geflüchteten durch Sport",
             ]
         );
+        // A sentence naming funding instruments says how, not what for: no need.
+        assert!(names_instrument(
+            "We would prefer grants, but a loan is possible."
+        ));
+        assert!(!names_instrument(texts[1]));
         // One sentence is the whole profile: no needs of its own.
         assert!(needs_of(&[], &[texts[1]]).is_empty());
         let many: Vec<String> = (0..20).map(|i| format!("Thema {i}")).collect();

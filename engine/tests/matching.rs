@@ -1397,7 +1397,11 @@ fn land_national_eu(cosine: f32) -> [(u8, usize); 3] {
     let vectors = GrantVectors::from_rows("test/2d", 2, rows).unwrap();
     let query = [cosine, (1.0 - cosine * cosine).sqrt()];
     let lexical = (0..cat.grants.len() as Idx).map(|g| (g, 3.0)).collect();
-    let options = MatchOptions::default();
+    // Equal topic fit: no floor for programmes open to any topic (both are loans).
+    let options = MatchOptions {
+        topic_open_semantic: 0.0,
+        ..MatchOptions::default()
+    };
     let request = RankRequest {
         cat,
         vectors: &vectors,

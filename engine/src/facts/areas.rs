@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::catalogue::{Catalogue, Idx};
-use crate::model::GrantType;
+use crate::model::{Grant, GrantType};
 
 /// (area code, pattern over title and short description, case-insensitive).
 const LEXICON: &[(&str, &str)] = &[
@@ -105,30 +105,109 @@ fn rules() -> &'static [(String, Regex)] {
     })
 }
 
-/// Top-level areas whose words occur in the grant's title or short description, and
-/// company financing for loans, guarantees and equity; catalogue indices, sorted.
-pub fn lexicon_areas(cat: &Catalogue, g: Idx) -> Vec<Idx> {
-    let grant = &cat.grants[g as usize];
+/// Codes of the top-level areas whose words occur in the grant's title or short
+/// description, and company financing for loans, guarantees and equity.
+fn lexicon_codes(grant: &Grant) -> Vec<&'static str> {
     let text = format!(
         "{} {}",
         grant.title,
         grant.short_description.as_deref().unwrap_or("")
     );
+    let mut out: Vec<&'static str> = rules()
+        .iter()
+        .zip(LEXICON)
+        .filter(|((_, rx), _)| rx.is_match(&text))
+        .map(|(_, (code, _))| *code)
+        .collect();
+    if super::kind::grant_type(grant).value != GrantType::Subsidy
+        && !out.contains(&"unternehmensfinanzierung")
+    {
+        out.push("unternehmensfinanzierung");
+    }
+    out
+}
+
+/// Top-level areas whose words occur in the grant's title or short description, and
+/// company financing for loans, guarantees and equity; catalogue indices, sorted.
+pub fn lexicon_areas(cat: &Catalogue, g: Idx) -> Vec<Idx> {
     let code_idx = |code: &str| {
         cat.grant_areas
             .iter()
             .position(|a| a.code == code && a.parent_id.is_none())
             .map(|i| i as Idx)
     };
-    let mut out: Vec<Idx> = rules()
-        .iter()
-        .filter(|(_, rx)| rx.is_match(&text))
-        .filter_map(|(code, _)| code_idx(code))
+    let mut out: Vec<Idx> = lexicon_codes(&cat.grants[g as usize])
+        .into_iter()
+        .filter_map(code_idx)
         .collect();
-    if super::kind::grant_type(grant).value != GrantType::Subsidy {
-        out.extend(code_idx("unternehmensfinanzierung"));
-    }
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Areas that name no topic: company financing, founding, regional economic promotion,
+/// topic-open research and innovation.
+const OPEN_AREAS: &[&str] = &[
+    "unternehmensfinanzierung",
+    "existenzgruendung_festigung",
+    "regionalfoerderung",
+    "forschung_innovation_themenoffen",
+];
+
+/// The programme is open to any topic: its title and short description name one of the
+/// areas that are no topic ([`OPEN_AREAS`]: "ERP-Förderkredit KMU", "Gemeinschaftsaufgabe
+/// Verbesserung der regionalen Wirtschaftsstruktur", "Zentrales Innovationsprogramm
+/// Mittelstand") and no topical one. Its text speaks of financing, not of a topic, so
+/// its cosine to any profile's topic is low though the topic fits by definition.
+pub fn topic_open(grant: &Grant) -> bool {
+    let codes = lexicon_codes(grant);
+    !codes.is_empty() && codes.iter().all(|c| OPEN_AREAS.contains(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grant(title: &str, short: &str, grant_type: &str) -> Grant {
+        serde_json::from_value(serde_json::json!({
+            "id": "00000000-0000-0000-0000-000000000001",
+            "slug": "x",
+            "title": title,
+            "short_description": short,
+            "grant_type": grant_type,
+            "region_ids": [],
+            "ongoing_grant": true,
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+        }))
+        .expect("a valid grant")
+    }
+
+    #[test]
+    fn only_programmes_that_name_no_topic_are_open_to_any() {
+        let investing =
+            "Wenn Sie in Ihrem Unternehmen Investitionen planen, erhalten Sie ein Darlehen.";
+        assert!(topic_open(&grant(
+            "ERP-Förderkredit KMU",
+            investing,
+            "loan"
+        )));
+        assert!(topic_open(&grant(
+            "Zentrales Innovationsprogramm Mittelstand (ZIM)",
+            "Wenn Sie Forschungs- oder Entwicklungsaktivitäten planen, erhalten Sie einen Zuschuss.",
+            "subsidy"
+        )));
+        // A loan for a topic is not open to any.
+        assert!(!topic_open(&grant(
+            "Förderkredit Geothermie",
+            investing,
+            "loan"
+        )));
+        // A subsidy that names no area at all says nothing about being open.
+        assert!(!topic_open(&grant(
+            "Richtlinie AGATHE",
+            "Sie erhalten einen Zuschuss.",
+            "subsidy"
+        )));
+    }
 }

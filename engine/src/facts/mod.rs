@@ -75,6 +75,9 @@ pub struct GrantFacts {
     /// (EXIST-Gründungsstipendium): a programme for academic founders, though they are
     /// not its applicants.
     pub founding_teams_via_institution: bool,
+    /// Open to any topic ([`areas::topic_open`]): company financing, founding, regional
+    /// economic promotion or topic-open innovation, no sector.
+    pub topic_open: bool,
     /// Source of the grant areas and target groups of the record.
     pub labels: Source,
     /// Nearest labelled programmes (slugs) when `labels` is `derived`.
@@ -202,6 +205,7 @@ fn facts_of(
         sme_only: kind::sme_only(grant).map(read),
         non_profit_only,
         sectors: sector::of_title(&grant.title),
+        topic_open: areas::topic_open(grant) && sector::of_title(&grant.title).is_empty(),
         founding_teams_via_institution: kind::founding_teams_via_institution(grant),
         applicants,
         labels: if own {

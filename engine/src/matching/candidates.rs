@@ -134,6 +134,14 @@ pub(super) fn shortlist(req: &RankRequest) -> Vec<(Idx, f32)> {
         .map(|(g, _)| (g, dot(vectors.row(g as usize), query)))
         .collect();
     scored.extend(extra);
+    // … plus the programmes open to any topic (their texts speak of financing).
+    seen.extend(scored.iter().map(|x| x.0));
+    let open_topics = req.options.topic_open_semantic > 0.0;
+    let open: Vec<(Idx, f32)> = (0..cat.grants.len() as Idx)
+        .filter(|&g| open_topics && cat.facts(g).topic_open && !seen.contains(&g) && keep(g))
+        .map(|g| (g, dot(vectors.row(g as usize), query)))
+        .collect();
+    scored.extend(open);
     // … plus the best for each need of the profile.
     for nv in &profile.need_vectors {
         seen.extend(scored.iter().map(|x| x.0));

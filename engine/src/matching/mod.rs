@@ -135,6 +135,13 @@ pub struct MatchOptions {
     /// Weight of the German topic vector of an English profile (the embedded
     /// `german_terms`, see [`crate::glossary`]) added to its query vector; 0 = off.
     pub glossary_weight: f32,
+    /// Lowest semantic component of a programme open to any topic
+    /// ([`crate::facts::areas::topic_open`]: company financing, founding, regional
+    /// economic promotion, topic-open innovation) whose applicants include the
+    /// organisation and whose kind suits it: its topic fits by definition, though its
+    /// text, about financing, is far from the profile's. 0 = off; default 0.5 (tuning
+    /// sets, see the README). Such programmes always reach the rule stage.
+    pub topic_open_semantic: f32,
 }
 
 impl Default for MatchOptions {
@@ -145,6 +152,7 @@ impl Default for MatchOptions {
             keyword_factor_en: 1.0,
             need_weight: 0.4,
             glossary_weight: crate::glossary::GERMAN_TERMS_WEIGHT,
+            topic_open_semantic: 0.5,
         }
     }
 }

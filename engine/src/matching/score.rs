@@ -355,6 +355,11 @@ impl<'a> Scorer<'a> {
         let (applicant, applicant_value) = applicant_fit(cat, profile, g);
         let checks = checks_of(cat, profile, g, fit, applicant, today);
         let (eligibility, kind_value) = self.eligibility(g, &checks, applicant_value);
+        let semantic = if cat.facts(g).topic_open && applicant_value >= 0.7 && kind_value >= 0.5 {
+            semantic.max(self.req.options.topic_open_semantic)
+        } else {
+            semantic
+        };
         let deadline = match grant.end_date {
             Some(d) if (d - today).num_days() >= 30 => 1.0,
             Some(_) => 0.6,
