@@ -215,6 +215,7 @@ fn needs_of(keywords: &[String], texts: &[&str]) -> Vec<String> {
             let s = s.trim();
             if s.split_whitespace().count() >= 4
                 && !names_instrument(s)
+                && !only_who(s)
                 && !out.iter().any(|o| o == s)
             {
                 out.push(s.to_string());
@@ -235,6 +236,21 @@ fn names_instrument(sentence: &str) -> bool {
     crate::text::fold_name(sentence)
         .split(' ')
         .any(|w| crate::qualify::grant_type_of_word(w).is_some())
+}
+
+/// The sentence only says who the organisation is — its size, members or history ("Wir
+/// haben 380 Mitglieder", "The business was founded in 2019 and has four permanent
+/// staff") — and nothing it wants to do: the applicant reading uses it, it is no need.
+fn only_who(sentence: &str) -> bool {
+    static R: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
+    let [who, intent] = R.get_or_init(|| {
+        let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).expect("valid who rule");
+        [
+            r(r"(?-u:\b)(gegründet|founded|established|seit (19|20)\d\d|since (19|20)\d\d)|mitarbeiter|beschäftigte|angestellte|mitglieder|ehrenamtliche|(?-u:\b)(employees|staff|members|volunteers|turnover|umsatz)(?-u:\b)"),
+            r(r"(?-u:\b)(woll|möcht|plan|brauch|such|benötig|will|soll|want|need|look|would|aim|seek|intend)"),
+        ]
+    });
+    who.is_match(sentence) && !intent.is_match(sentence)
 }
 
 impl MatchInput {
@@ -966,6 +982,14 @@ mod tests {
             "We would prefer grants, but a loan is possible."
         ));
         assert!(!names_instrument(texts[1]));
+        // A sentence of size or history alone says who, not what for: no need.
+        assert!(only_who("Wir haben 380 Mitglieder und 60 Ehrenamtliche."));
+        assert!(only_who(
+            "The business was founded in 2019 and has four permanent staff."
+        ));
+        assert!(!only_who(
+            "Mit unseren 12 Mitarbeitern wollen wir eine Halle bauen."
+        ));
         // One sentence is the whole profile: no needs of its own.
         assert!(needs_of(&[], &[texts[1]]).is_empty());
         let many: Vec<String> = (0..20).map(|i| format!("Thema {i}")).collect();
