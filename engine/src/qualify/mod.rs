@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 14;
+pub const METHOD_VERSION: u32 = 15;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -1093,6 +1093,24 @@ mod tests {
         assert_eq!(p.only_types, vec![GrantType::Subsidy]);
         assert!(entity_codes(cat, &p).contains(&"gmbh".to_string()));
         assert_eq!(p.topic, "Digitalisierung voranbringen");
+    }
+
+    #[test]
+    fn words_about_the_prompt_are_no_topic_and_exclude_nothing() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Wir sind ein Förderportal für Handwerksbetriebe in Niedersachsen. Passend sind \
+             Programme, die ein solcher Betrieb selbst beantragen kann. Nicht passend sind \
+             Programme, die nur Kommunen offenstehen.",
+        );
+        assert!(p.excluded_topics.is_empty(), "{:?}", p.excluded_topics);
+        assert!(p
+            .excluded_applicant_types
+            .contains(&ApplicantType::Municipality));
+        for w in ["Förderportal", "Passend", "solcher"] {
+            assert!(!p.topic.contains(w), "{}", p.topic);
+        }
     }
 
     /// A German town after "in"/"aus" stands for its Land and is no topic word; a Land's

@@ -146,6 +146,14 @@ const FILLER_WORDS: &[&str] = &[
     "sollen",
     "sollten",
     "passen",
+    "passend",
+    "passende",
+    "passenden",
+    "solcher",
+    "solche",
+    "solchen",
+    "forderportal",
+    "portal",
     "geeignet",
     "geeignete",
     "eignen",
@@ -1003,6 +1011,13 @@ impl QualificationPrompt {
                         !german
                             || i.split_whitespace()
                                 .any(|w| w.starts_with(char::is_uppercase))
+                    })
+                    // "Nicht passend sind Programme, die …": no topic, only filler.
+                    .filter(|i| {
+                        i.split_whitespace().any(|w| {
+                            let f = fold_name(w);
+                            !FILLER_WORDS.contains(&f.as_str()) && !analyze(w).is_empty()
+                        })
                     })
                 {
                     if !self.excluded_topics.contains(&item) {
