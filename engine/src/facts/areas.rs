@@ -168,20 +168,7 @@ pub fn topic_open(grant: &Grant) -> bool {
 mod tests {
     use super::*;
 
-    fn grant(title: &str, short: &str, grant_type: &str) -> Grant {
-        serde_json::from_value(serde_json::json!({
-            "id": "00000000-0000-0000-0000-000000000001",
-            "slug": "x",
-            "title": title,
-            "short_description": short,
-            "grant_type": grant_type,
-            "region_ids": [],
-            "ongoing_grant": true,
-            "created_at": "2026-01-01T00:00:00Z",
-            "updated_at": "2026-01-01T00:00:00Z",
-        }))
-        .expect("a valid grant")
-    }
+    use crate::facts::test_grant as grant;
 
     #[test]
     fn only_programmes_that_name_no_topic_are_open_to_any() {

@@ -299,18 +299,7 @@ mod tests {
     use super::*;
 
     fn subsidy(title: &str, short: &str) -> Grant {
-        serde_json::from_value(serde_json::json!({
-            "id": "00000000-0000-0000-0000-000000000001",
-            "slug": "x",
-            "title": title,
-            "short_description": short,
-            "grant_type": "subsidy",
-            "region_ids": [],
-            "ongoing_grant": true,
-            "created_at": "2026-01-01T00:00:00Z",
-            "updated_at": "2026-01-01T00:00:00Z",
-        }))
-        .expect("a valid grant")
+        super::super::test_grant(title, short, "subsidy")
     }
 
     #[test]

@@ -226,3 +226,20 @@ pub fn derive(cat: &Catalogue, vectors: Option<&GrantVectors>) -> Vec<GrantFacts
         .map(|g| facts_of(cat, vectors, &labelled, g))
         .collect()
 }
+
+/// A grant of the given title, short description and grant type (tests of the readers).
+#[cfg(test)]
+pub(crate) fn test_grant(title: &str, short: &str, grant_type: &str) -> crate::model::Grant {
+    serde_json::from_value(serde_json::json!({
+        "id": "00000000-0000-0000-0000-000000000001",
+        "slug": "x",
+        "title": title,
+        "short_description": short,
+        "grant_type": grant_type,
+        "region_ids": [],
+        "ongoing_grant": true,
+        "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z",
+    }))
+    .expect("a valid grant")
+}
