@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 15;
+pub const METHOD_VERSION: u32 = 16;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -391,12 +391,17 @@ impl Lang {
         self.join(&names)
     }
 
+    /// At most four names; more are "weitere" / "others" (the caller puts the ones that
+    /// matter first).
     fn applicants(self, ts: &[ApplicantType]) -> String {
-        let names: Vec<String> = ts
+        let mut names: Vec<String> = ts
             .iter()
             .take(4)
             .map(|t| if self.en { t.label_en() } else { t.plural_de() }.to_string())
             .collect();
+        if ts.len() > 4 {
+            names.push(self.pick("weitere", "others"));
+        }
         self.join(&names)
     }
 
@@ -568,7 +573,10 @@ fn applicant_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> 
         (Some(e), Source::Text) if e.chars().count() <= 160 => format!(" („{e}“)"),
         _ => String::new(),
     };
-    let names = l.applicants(&fact.value);
+    // The prompt's users first: a list cut at four never hides the type that decided.
+    let mut types = fact.value.clone();
+    types.sort_by_key(|t| !p.applicant_types.contains(t));
+    let names = l.applicants(&types);
     let users = l.applicants(if p.applicant_types.is_empty() {
         &p.excluded_applicant_types
     } else {
@@ -1518,6 +1526,41 @@ mod tests {
         // Not residential: no rule.
         let other = cat.grant_by_slug("erp-foerderkredit-kmu").unwrap();
         assert!(sector_rule(cat, &crafts, other, Lang::of(&crafts)).is_none());
+    }
+
+    #[test]
+    fn a_long_applicant_list_is_cut_with_others_after_the_deciding_type() {
+        use ApplicantType::*;
+        let l = Lang { en: true };
+        let five = [
+            Company,
+            Association,
+            University,
+            ResearchInstitution,
+            Municipality,
+        ];
+        assert_eq!(
+            l.applicants(&five),
+            "companies, associations, universities, research institutions and others"
+        );
+        assert_eq!(l.applicants(&five[..2]), "companies and associations");
+        // The rule names the users' type first, so the cut never hides it.
+        let cat = real();
+        let g = cat
+            .grant_by_slug("transformative-klimaschutzprojekte-862636")
+            .unwrap();
+        let applicants = &cat.facts(g).applicants.as_ref().unwrap().value;
+        assert!(applicants.len() > 4 && applicants[0] != EducationInstitution);
+        let p =
+            QualificationPrompt::parse(cat, "Programmes for educational institutions in Hesse.");
+        assert_eq!(p.applicant_types, [EducationInstitution]);
+        let rule = applicant_rule(cat, &p, g, Lang::of(&p)).unwrap();
+        assert!(rule.ok);
+        assert!(
+            rule.fact.contains("are educational institutions, "),
+            "{}",
+            rule.fact
+        );
     }
 
     #[test]
