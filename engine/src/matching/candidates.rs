@@ -11,7 +11,7 @@ use crate::profile::ResolvedProfile;
 use crate::scope::ResolvedScope;
 use crate::vectors::{dot, GrantVectors};
 
-use super::{RankRequest, NEED_SHORTLIST, SHORTLIST};
+use super::{RankRequest, NEED_SHORTLIST, OPEN_SHORTLIST, SHORTLIST};
 
 /// True when grant `g` passes the profile's hard criteria (filters, non-profit rule,
 /// deadline) on `today`. Scope is checked separately.
@@ -134,14 +134,15 @@ pub(super) fn shortlist(req: &RankRequest) -> Vec<(Idx, f32)> {
         .map(|(g, _)| (g, dot(vectors.row(g as usize), query)))
         .collect();
     scored.extend(extra);
-    // … plus the programmes open to any topic (their texts speak of financing).
-    seen.extend(scored.iter().map(|x| x.0));
-    let open_topics = req.options.topic_open_semantic > 0.0;
-    let open: Vec<(Idx, f32)> = (0..cat.grants.len() as Idx)
-        .filter(|&g| open_topics && cat.facts(g).topic_open && !seen.contains(&g) && keep(g))
-        .map(|g| (g, dot(vectors.row(g as usize), query)))
-        .collect();
-    scored.extend(open);
+    // … plus the best programmes open to any topic (their texts speak of financing, so
+    // their cosines are low; bounded, as a large catalogue may hold thousands).
+    if req.options.topic_open_semantic > 0.0 {
+        seen.extend(scored.iter().map(|x| x.0));
+        let open = vectors.top_k(query, OPEN_SHORTLIST, |g| {
+            cat.facts(g).topic_open && !seen.contains(&g) && keep(g)
+        });
+        scored.extend(open);
+    }
     // … plus the best for each need of the profile.
     for nv in &profile.need_vectors {
         seen.extend(scored.iter().map(|x| x.0));

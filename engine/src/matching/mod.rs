@@ -5,8 +5,9 @@
 //!    organisation, not expired.
 //! 2. Shortlist (`candidates`, [`semantic_top`]): cosine of the query vector with every
 //!    candidate (rayon over blocks; int8 scan with exact f32 rescoring on large
-//!    catalogues); the best [`SHORTLIST`] by cosine, the best [`SHORTLIST`]/2 by BM25
-//!    and the best [`NEED_SHORTLIST`] for each need go on.
+//!    catalogues); the best [`SHORTLIST`] by cosine, the best [`SHORTLIST`]/2 by BM25,
+//!    the best [`NEED_SHORTLIST`] for each need and the best [`OPEN_SHORTLIST`]
+//!    programmes open to any topic go on.
 //! 3. Rule stage (`score`): keyword and target-group overlap, region specificity,
 //!    eligibility, deadline and budget fit, combined with the semantic score by
 //!    [`MatchWeights`], calibrated to 0–100, capped by failed checks and mapped to a
@@ -37,6 +38,8 @@ pub use score::{applicant_fit, too_large_for, KIND_MISFIT_FACTOR, SME_EMPLOYEE_L
 pub const SHORTLIST: usize = 200;
 /// Candidates added for each need of a profile.
 pub const NEED_SHORTLIST: usize = 30;
+/// Programmes open to any topic ([`crate::facts::areas::topic_open`]) added by cosine.
+pub const OPEN_SHORTLIST: usize = 100;
 /// Results returned at most.
 pub const MAX_RESULTS: usize = 25;
 
