@@ -725,7 +725,7 @@ fn operated_institutions(
             .expect("valid own-enterprise rule")
     });
     let education = EDUCATION.get_or_init(|| {
-        regex::Regex::new(r"(?i)(betreib|unterhalt|träger (einer|eines|von|der|des)\b)[^.;]{0,60}?(schule\b|schulen\b|bildungsstätte|bildungszentr|ausbildungszentr|akademie|kita\b|kitas\b|kindertagesstätte|kindergarten)|schulträger|kita-?träger|bildungsträger|weiterbildungsträger|qualifizierungsträger|erwachsenenbildung|volkshochschul|bildungswerk|(?-u:\b)(we run|we operate|runs|operates|operating|running)(?-u:\b)[^.;]{0,60}?((?-u:\b)schools?(?-u:\b)|training (centre|center)|academy|kindergarten|day-care cent|nursery)|adult education|training provider|education provider")
+        regex::Regex::new(r"(?i)(betreib|unterhalt|träger (einer|eines|von|der|des)(?-u:\b))[^.;]{0,60}?(schule(?-u:\b)|schulen(?-u:\b)|bildungsstätte|bildungszentr|ausbildungszentr|akademie|kita(?-u:\b)|kitas(?-u:\b)|kindertagesstätte|kindergarten)|schulträger|kita-?träger|bildungsträger|weiterbildungsträger|qualifizierungsträger|erwachsenenbildung|volkshochschul|bildungswerk|(?-u:\b)(we run|we operate|runs|operates|operating|running)(?-u:\b)[^.;]{0,60}?((?-u:\b)schools?(?-u:\b)|training (centre|center)|academy|kindergarten|day-care cent|nursery)|adult education|training provider|education provider")
             .expect("valid education rule")
     });
     let schools = SCHOOLS.get_or_init(|| {

@@ -42,8 +42,13 @@ struct Rule {
     profile: Regex,
 }
 
+/// A case-insensitive rule whose word boundaries are ASCII (`(?-u:\b)`): a Unicode `\b`
+/// makes the regex engine leave its fast DFA on German text, and the profile side runs on
+/// every matching request (measured: 2.7 of a repeated profile's 6.7 ms). An ASCII boundary
+/// also falls after an umlaut or ß ("…öwald"), which no word these rules look for meets.
 fn re(p: &str) -> Regex {
-    Regex::new(&format!("(?i){p}")).expect("valid sector pattern")
+    let ascii = p.replace(r"\b", r"(?-u:\b)");
+    Regex::new(&format!("(?i){ascii}")).expect("valid sector pattern")
 }
 
 fn rules() -> &'static [Rule] {

@@ -3,6 +3,7 @@
 //! need).
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use chrono::NaiveDate;
 
@@ -118,8 +119,18 @@ pub(super) fn shortlist(req: &RankRequest) -> Vec<(Idx, f32)> {
         profile,
         today,
     };
-    // `top_k` asks only for rows that could enter the result.
-    let keep = |g: Idx| scope.is_visible(g) && cands.accepts(g);
+    // `top_k` asks only for rows that could enter the result; the scans below ask again
+    // for the same rows, so each answer is kept (0 = not asked yet, 1 = yes, 2 = no).
+    let known: Vec<AtomicU8> = (0..cat.grants.len()).map(|_| AtomicU8::new(0)).collect();
+    let keep = |g: Idx| match known[g as usize].load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            let yes = scope.is_visible(g) && cands.accepts(g);
+            known[g as usize].store(if yes { 1 } else { 2 }, Ordering::Relaxed);
+            yes
+        }
+    };
     // Semantic stage: the best by cosine among the candidates …
     let mut scored = vectors.top_k(query, SHORTLIST, keep);
     // … plus the best by BM25 among the candidates (exact cosines for those too).

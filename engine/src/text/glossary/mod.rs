@@ -21,8 +21,13 @@ struct Glossary {
     /// phrases" marker; not instruments or applicant words), each with its analysed terms
     /// ([`crate::text::analyze`]).
     topics_de: Vec<(&'static str, Vec<String>)>,
+    /// [`Glossary::topics_de`] by their first analysed term (indices in file order): a
+    /// text is read in one pass over its words.
+    topics_by_first: HashMap<String, Vec<usize>>,
     /// The German terms of each topical line: terms that stand for one another.
     lines_de: Vec<Vec<&'static str>>,
+    /// The topical lines (indices in file order) each German term is on.
+    lines_by_term: HashMap<&'static str, Vec<usize>>,
     /// Words in the longest phrase.
     longest: usize,
 }
@@ -65,10 +70,25 @@ fn glossary() -> &'static Glossary {
                 }
             }
         }
+        let mut topics_by_first: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, (_, terms)) in topics_de.iter().enumerate() {
+            topics_by_first.entry(terms[0].clone()).or_default().push(i);
+        }
+        let mut lines_by_term: HashMap<&'static str, Vec<usize>> = HashMap::new();
+        for (i, line) in lines_de.iter().enumerate() {
+            for &t in line {
+                let on = lines_by_term.entry(t).or_default();
+                if on.last() != Some(&i) {
+                    on.push(i);
+                }
+            }
+        }
         Glossary {
             phrases,
             topics_de,
+            topics_by_first,
             lines_de,
+            lines_by_term,
             longest,
         }
     })
@@ -143,14 +163,20 @@ pub fn topics_de(text: &str, limit: usize) -> Vec<&'static str> {
             && seq.len() == 1
             && seq[0].chars().count() <= 5
     };
+    // Each topic at the first word where it stands (and, as a noun, is capitalised).
     let mut found: Vec<(usize, &'static str)> = Vec::new();
-    for (de, seq) in &g.topics_de {
-        let at = terms.windows(seq.len()).enumerate().position(|(i, w)| {
-            w == seq.as_slice()
-                && (!noun(de, seq) || capitalised[i..i + seq.len()].iter().any(|&c| c))
-        });
-        if let Some(pos) = at {
-            found.push((pos, de));
+    let mut seen = vec![false; g.topics_de.len()];
+    for (pos, term) in terms.iter().enumerate() {
+        for &e in g.topics_by_first.get(term).into_iter().flatten() {
+            let (de, seq) = &g.topics_de[e];
+            let end = pos + seq.len();
+            if !seen[e]
+                && terms.get(pos..end) == Some(seq.as_slice())
+                && (!noun(de, seq) || capitalised[pos..end].iter().any(|&c| c))
+            {
+                seen[e] = true;
+                found.push((pos, de));
+            }
         }
     }
     // A longer term first where two start at the same word.
@@ -179,8 +205,8 @@ pub fn related_de(text: &str, limit: usize) -> Vec<&'static str> {
     let found = topics_de(text, usize::MAX);
     let mut out: Vec<&'static str> = Vec::new();
     for f in &found {
-        for line in g.lines_de.iter().filter(|l| l.contains(f)) {
-            for &t in line {
+        for &l in g.lines_by_term.get(f).into_iter().flatten() {
+            for &t in &g.lines_de[l] {
                 if !found.contains(&t) && !out.contains(&t) {
                     out.push(t);
                 }
