@@ -115,7 +115,7 @@ fn subsidy_rules() -> &'static [(ProgrammeKind, Regex)] {
             ),
             (
                 ResearchCall,
-                re(r"forschung|entwicklungsvorhaben|entwicklungsprojekt|\bf(u|&)e\b|\bfue\b|verbundvorhaben|verbundprojekt|zum thema|themenfeld|wissenschaft|innovationsvorhaben|innovationsprojekt|machbarkeitsstudie|pilotvorhaben|demonstrationsvorhaben|technologieentwicklung|horizon|erforsch"),
+                re(r"forschung|entwicklungsvorhaben|entwicklungsprojekt|\bf(u|&)e\b|\bfue\b|verbundvorhaben|verbundprojekt|zum thema|themenfeld|wissenschaft|innovationsvorhaben|innovationsprojekt|machbarkeitsstudie|pilotvorhaben|demonstrationsvorhaben|technologieentwicklung|horizon|erforsch|\bforsch(en|t)\b"),
             ),
             (
                 Infrastructure,
@@ -312,6 +312,19 @@ mod tests {
         assert_eq!(kind(&g).value, ProgrammeKind::InvestmentGrant);
         let g = subsidy("Verbundforschung Photonik", "Gefördert werden Vorhaben.");
         assert_eq!(kind(&g).value, ProgrammeKind::ResearchCall);
+    }
+
+    #[test]
+    fn a_programme_for_those_who_research_is_a_research_call() {
+        // The Förderdatenbank's teasers of research calls often say it with the verb.
+        for short in [
+            "Wenn Sie an einem innovativen Projekt im Bereich der Bioökonomie forschen und \
+             entwickeln, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten.",
+            "Sie forschen zur Aufklärung ungelöster Fälle bei seltenen Erkrankungen?",
+        ] {
+            let g = subsidy("KMU-innovativ: Bioökonomie", short);
+            assert_eq!(kind(&g).value, ProgrammeKind::ResearchCall, "{short}");
+        }
     }
 
     #[test]
