@@ -244,6 +244,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn related_terms_reach_the_words_of_programme_titles() {
+        // "Bundesförderung für effiziente Gebäude für Kommunen", "Kommunalrichtlinie
+        // (kommunaler Klimaschutz)", "Kommunale Verkehrsinfrastruktur".
+        let related = related_de(
+            "Das Dorfgemeinschaftshaus soll energetisch saniert werden (energetische \
+             Sanierung); wir wollen die Straßenbeleuchtung auf LED umstellen und einen Radweg bauen.",
+            usize::MAX,
+        );
+        for term in [
+            "effiziente Gebäude",
+            "kommunaler Klimaschutz",
+            "Verkehrsinfrastruktur",
+        ] {
+            assert!(related.contains(&term), "{term} in {related:?}");
+        }
+    }
+
+    #[test]
     fn longest_phrase_wins_and_plurals_fold() {
         let t = translate("We plan heat pumps and roof insulation for our buildings.");
         assert_eq!(
@@ -253,6 +271,7 @@ mod tests {
                 "Dach",
                 "Dämmung",
                 "Wärmedämmung",
+                "effiziente Gebäude",
                 "Gebäude",
                 "Bau"
             ]
