@@ -268,10 +268,11 @@ mod tests {
             t,
             vec![
                 "Wärmepumpe",
+                "Heizungsförderung",
+                "effiziente Gebäude",
                 "Dach",
                 "Dämmung",
                 "Wärmedämmung",
-                "effiziente Gebäude",
                 "Gebäude",
                 "Bau"
             ]
