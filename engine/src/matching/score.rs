@@ -211,9 +211,9 @@ fn calibrate(total: f32) -> u8 {
     (x * 100.0).round() as u8
 }
 
-/// A profile keyword with its analysed terms, and for an English profile also the terms
-/// of each German translation: the keyword is found when one of them is in the text.
-type KeywordTerms = (String, Vec<HashSet<String>>);
+/// A profile keyword with its analysed terms, and for an English profile also each German
+/// translation with its terms: the keyword is found when one of them is in the text.
+type KeywordTerms = (String, Vec<(String, HashSet<String>)>);
 
 /// Scores the shortlisted programmes of one ranking request.
 pub(super) struct Scorer<'a> {
@@ -246,10 +246,15 @@ impl<'a> Scorer<'a> {
                 if english {
                     forms.extend(crate::glossary::translate(k));
                 }
-                let alternatives: Vec<HashSet<String>> = forms
+                let alternatives: Vec<(String, HashSet<String>)> = forms
                     .into_iter()
-                    .map(|f| analyze(f).into_iter().collect::<HashSet<_>>())
-                    .filter(|t| !t.is_empty())
+                    .map(|f| {
+                        (
+                            f.to_string(),
+                            analyze(f).into_iter().collect::<HashSet<_>>(),
+                        )
+                    })
+                    .filter(|(_, t)| !t.is_empty())
                     .collect();
                 (k.clone(), alternatives)
             })
@@ -285,18 +290,24 @@ impl<'a> Scorer<'a> {
     }
 
     /// The keyword component (BM25 relative to the shortlist's best, averaged with the
-    /// share of keywords found) and the keywords found in the programme text.
+    /// share of keywords found) and the keywords found in the programme text. A keyword
+    /// found only by a German translation is named with it ("heat pump = Wärmepumpe"): the
+    /// reason says what the text holds.
     fn keyword(&self, g: Idx) -> (f32, Vec<String>) {
         let text_terms = self.req.cat.grant_text_terms(g);
         let matched: Vec<String> = self
             .keyword_terms
             .iter()
-            .filter(|(_, alternatives)| {
-                alternatives
+            .filter_map(|(k, alternatives)| {
+                let (form, _) = alternatives
                     .iter()
-                    .any(|terms| terms.iter().all(|t| text_terms.contains(t)))
+                    .find(|(_, terms)| terms.iter().all(|t| text_terms.contains(t)))?;
+                Some(if form == k {
+                    k.clone()
+                } else {
+                    format!("{k} = {form}")
+                })
             })
-            .map(|(k, _)| k.clone())
             .collect();
         let bm25 = if self.max_lexical > 0.0 {
             self.req.lexical.get(&g).copied().unwrap_or(0.0) / self.max_lexical
