@@ -132,10 +132,8 @@ pub struct ResolvedProfile {
     pub query_text: String,
     /// Explicit topic words: keywords, unresolved target-group names, project title.
     pub keywords: Vec<String>,
-    /// For a profile without keywords: the glossary's topic terms found in its texts
-    /// ([`crate::glossary::topics_de`]; for an English profile its topical English phrases,
-    /// [`crate::glossary::topics_en`], found in German texts by their German terms; at most
-    /// [`READ_TOPICS`]): in the BM25 query,
+    /// For a German profile without keywords: the glossary's topic terms found in its
+    /// texts ([`crate::glossary::topics_de`], at most [`READ_TOPICS`]): in the BM25 query,
     /// the share of keywords found and the topic vector, but not needs — a single word
     /// read out of its sentence may mean something else there ("Pflege der Anlage" is
     /// upkeep, not care), and as a need of its own it ranked care programmes first for a
@@ -340,17 +338,14 @@ impl MatchInput {
         let text_language = text_language(&query);
         // A German profile without keywords gets the glossary's topic terms found in its
         // texts (an English one has its German glossary terms already).
-        let read_topics: Vec<String> = if !p.keywords.is_empty() {
-            Vec::new()
+        let read_topics: Vec<String> = if p.keywords.is_empty() && text_language == Locale::De {
+            crate::glossary::topics_de(&query, READ_TOPICS)
+                .into_iter()
+                .filter(|t| !keywords.iter().any(|k| k.eq_ignore_ascii_case(t)))
+                .map(String::from)
+                .collect()
         } else {
-            match text_language {
-                Locale::De => crate::glossary::topics_de(&query, READ_TOPICS),
-                Locale::En => crate::glossary::topics_en(&query, READ_TOPICS),
-            }
-            .into_iter()
-            .filter(|t| !keywords.iter().any(|k| k.eq_ignore_ascii_case(t)))
-            .map(String::from)
-            .collect()
+            Vec::new()
         };
         let german_terms = match text_language {
             Locale::En => crate::glossary::translate(&query)

@@ -28,8 +28,6 @@ struct Glossary {
     lines_de: Vec<Vec<&'static str>>,
     /// The topical lines (indices in file order) each German term is on.
     lines_by_term: HashMap<&'static str, Vec<usize>>,
-    /// The folded English phrases of the topical lines, each with the phrase as written.
-    topics_en: HashMap<String, &'static str>,
     /// Words in the longest phrase.
     longest: usize,
 }
@@ -40,7 +38,6 @@ fn glossary() -> &'static Glossary {
         let mut phrases = HashMap::new();
         let mut topics_de: Vec<(&'static str, Vec<String>)> = Vec::new();
         let mut lines_de: Vec<Vec<&'static str>> = Vec::new();
-        let mut topics_en: HashMap<String, &'static str> = HashMap::new();
         let mut topical = false;
         let mut longest = 1;
         for line in SOURCE.lines() {
@@ -57,7 +54,6 @@ fn glossary() -> &'static Glossary {
             let key = words(en);
             longest = longest.max(key.len());
             if topical {
-                topics_en.entry(key.join(" ")).or_insert(en.trim());
                 lines_de.push(de.split('|').map(str::trim).collect());
                 for t in de.split('|').map(str::trim) {
                     let terms = crate::text::analyze(t);
@@ -93,7 +89,6 @@ fn glossary() -> &'static Glossary {
             topics_by_first,
             lines_de,
             lines_by_term,
-            topics_en,
             longest,
         }
     })
@@ -124,56 +119,23 @@ fn fold_plural(w: &str) -> String {
 /// "heat").
 pub fn translate(text: &str) -> Vec<&'static str> {
     let g = glossary();
-    let mut out: Vec<&'static str> = Vec::new();
-    for key in phrases_in(text) {
-        for t in &g.phrases[&key] {
-            if !out.contains(t) {
-                out.push(t);
-            }
-        }
-    }
-    out
-}
-
-/// The folded glossary phrases in `text`, in order of appearance, the longest at each
-/// word ("heat pump", not "heat").
-fn phrases_in(text: &str) -> Vec<String> {
-    let g = glossary();
     let ws = words(text);
-    let mut out = Vec::new();
+    let mut out: Vec<&'static str> = Vec::new();
     let mut i = 0;
     while i < ws.len() {
         let found = (1..=g.longest.min(ws.len() - i))
             .rev()
-            .map(|n| (n, ws[i..i + n].join(" ")))
-            .find(|(_, key)| g.phrases.contains_key(key));
+            .find_map(|n| g.phrases.get(&ws[i..i + n].join(" ")).map(|t| (n, t)));
         match found {
-            Some((n, key)) => {
-                out.push(key);
+            Some((n, terms)) => {
+                for t in terms {
+                    if !out.contains(t) {
+                        out.push(t);
+                    }
+                }
                 i += n;
             }
             None => i += 1,
-        }
-    }
-    out
-}
-
-/// The topic words of an English text that names none: the glossary's topical English
-/// phrases found in it ([`phrases_in`]), as the glossary writes them, in order of
-/// appearance, each once, at least four letters, at most `limit`. The English
-/// counterpart of [`topics_de`]; the matcher finds them in German texts by their German
-/// terms.
-pub fn topics_en(text: &str, limit: usize) -> Vec<&'static str> {
-    let g = glossary();
-    let mut out: Vec<&'static str> = Vec::new();
-    for key in phrases_in(text) {
-        if let Some(&en) = g.topics_en.get(&key) {
-            if en.chars().filter(|c| c.is_alphabetic()).count() >= 4 && !out.contains(&en) {
-                out.push(en);
-            }
-        }
-        if out.len() == limit {
-            break;
         }
     }
     out
@@ -280,25 +242,6 @@ pub fn embed_bilingual(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn english_topics_are_the_topical_phrases_of_the_text() {
-        let t = topics_en(
-            "We run a campsite on a lake and want a new sanitary building with solar hot \
-             water; we would prefer grants, but a loan is possible.",
-            8,
-        );
-        assert!(t.contains(&"solar"), "{t:?}");
-        // Instruments are no topic.
-        assert!(
-            !t.iter().any(|x| ["grant", "grants", "loan"].contains(x)),
-            "{t:?}"
-        );
-        assert_eq!(
-            topics_en("heat pumps, heat pumps and insulation", 1).len(),
-            1
-        );
-    }
 
     #[test]
     fn related_terms_reach_the_words_of_programme_titles() {
