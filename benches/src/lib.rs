@@ -204,6 +204,19 @@ pub fn unseen(input: &MatchInput, i: u64) -> MatchInput {
     out
 }
 
+/// `input` made new ([`unseen`]) more times than the engine caches lexical queries
+/// ([`grantmatch_engine::LEXICAL_CACHE_MAX`]), resolved: ranking them in turn measures
+/// the BM25 query of every request, as for a new profile.
+pub fn uncached_variants(input: &MatchInput, cat: &Catalogue) -> Vec<ResolvedProfile> {
+    (0..=grantmatch_engine::LEXICAL_CACHE_MAX as u64)
+        .map(|i| {
+            unseen(input, i)
+                .resolve(cat)
+                .expect("bench profile resolves")
+        })
+        .collect()
+}
+
 /// The profile of the filtered ranking benches: a non-profit association in Bayern.
 pub fn filtered_profile(cat: &Catalogue) -> ResolvedProfile {
     MatchInput::from_value(serde_json::json!({

@@ -9,6 +9,8 @@
 //! - [`vectors`]: the embedding model ([`embed`]), the grants' vectors and labels
 //!   derived from neighbours ([`classify`]);
 //! - [`facts`]: what the engine knows of every programme (who may apply, what kind);
+//! - a bounded cache of values computed from a text ([`cache`]: query vectors, the
+//!   lexical scores of matching);
 //! - partner scopes ([`scope`]), listing with filters ([`query`]) and the typed views
 //!   of records and matches that every front-end shows ([`views`]; with the `openapi`
 //!   feature they and the enums inside derive `utoipa::ToSchema`, for the server's
@@ -25,6 +27,7 @@
 //! No I/O framework lives here: plain data in, plain data out. Front-ends (server,
 //! CLI, Python) hold an [`Engine`] and call it.
 
+pub mod cache;
 pub mod catalogue;
 pub mod error;
 pub mod facts;
@@ -70,6 +73,20 @@ pub struct Engine {
     vectors: Option<GrantVectors>,
     /// Folded one-word region names (German and English), left out of lexical queries.
     region_words: std::collections::HashSet<String>,
+    /// BM25 scores of recent lexical queries of matching (a repeated profile skips the
+    /// search, as it skips the model through the embedder's query cache).
+    lexical_cache: cache::TextCache<LexicalScores>,
+}
+
+/// BM25 score of every grant a lexical query finds.
+type LexicalScores = std::collections::HashMap<Idx, f32>;
+
+/// Lexical queries of matching cached at most (fewer in a large catalogue: about two
+/// million cached scores in all, at least 8 queries).
+pub const LEXICAL_CACHE_MAX: usize = 256;
+
+fn lexical_cache_capacity(grants: usize) -> usize {
+    (2_000_000 / grants.max(1)).clamp(8, LEXICAL_CACHE_MAX)
 }
 
 /// A folded word ([`text::fold_name`]) of legal form or non-profit status, left out of
@@ -144,6 +161,7 @@ impl Engine {
             .flat_map(|r| [text::fold_name(&r.name_de), text::fold_name(&r.name_en)])
             .filter(|n| !n.is_empty() && !n.contains(' '))
             .collect();
+        let lexical_cache = cache::TextCache::new(lexical_cache_capacity(catalogue.grants.len()));
         Engine {
             catalogue,
             search,
@@ -151,6 +169,7 @@ impl Engine {
             snapshot,
             vectors,
             region_words,
+            lexical_cache,
         }
     }
 
@@ -197,25 +216,12 @@ impl Engine {
             )));
         }
         let q = vectors::normalized(query);
-        // Region names are left out of the lexical query: location is the region
-        // component's job, and "Sachsen" in a profile must not make every Saxon
-        // programme a keyword match. So are words of legal form and non-profit status
-        // ("gemeinnütziger", "e.V.", "GmbH"): who may apply is the eligibility
-        // component's job, and "gemeinnützig" must not make "… mit gemeinnützigen
-        // Industrieforschungseinrichtungen" the best keyword match of a sports club.
-        let lexical_text: String = std::iter::once(profile.query_text.as_str())
-            .chain(profile.keywords.iter().map(String::as_str))
-            .chain(profile.read_topics.iter().map(String::as_str))
-            .chain(profile.german_terms.iter().map(String::as_str))
-            .flat_map(|t| t.split_whitespace())
-            .filter(|w| {
-                let folded = text::fold_name(w);
-                !self.region_words.contains(&folded) && !is_status_word(&folded)
-            })
-            .collect::<Vec<_>>()
-            .join(" ");
-        let lexical: std::collections::HashMap<Idx, f32> =
-            self.search_any(&lexical_text)?.into_iter().collect();
+        let lexical_text = self.lexical_text(profile);
+        let lexical = self.lexical_cache.get_or_try_insert(&lexical_text, || {
+            Ok::<_, Error>(std::sync::Arc::new(
+                self.search_any(&lexical_text)?.into_iter().collect(),
+            ))
+        })?;
         let request = matching::RankRequest {
             cat: &self.catalogue,
             vectors,
@@ -227,6 +233,32 @@ impl Engine {
             today,
         };
         Ok(matching::rank(&request, matching::MAX_RESULTS))
+    }
+
+    /// The lexical query of matching for `profile`: its text, keywords, read topics and
+    /// German terms. Region names are left out: location is the region component's
+    /// job, and "Sachsen" in a profile must not make every Saxon programme a keyword
+    /// match. So are words of legal form and non-profit status ("gemeinnütziger",
+    /// "e.V.", "GmbH"): who may apply is the eligibility component's job, and
+    /// "gemeinnützig" must not make "… mit gemeinnützigen Industrieforschungseinrichtungen"
+    /// the best keyword match of a sports club.
+    fn lexical_text(&self, profile: &ResolvedProfile) -> String {
+        std::iter::once(profile.query_text.as_str())
+            .chain(profile.keywords.iter().map(String::as_str))
+            .chain(profile.read_topics.iter().map(String::as_str))
+            .chain(profile.german_terms.iter().map(String::as_str))
+            .flat_map(|t| t.split_whitespace())
+            .filter(|w| {
+                let folded = text::fold_name(w);
+                !self.region_words.contains(&folded) && !is_status_word(&folded)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// True when the BM25 scores of `profile`'s lexical query are cached (tests).
+    pub fn is_lexically_cached(&self, profile: &ResolvedProfile) -> bool {
+        self.lexical_cache.contains(&self.lexical_text(profile))
     }
 
     /// Embeds the profile (cached) and ranks: the whole matching in one call.

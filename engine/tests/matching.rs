@@ -683,9 +683,10 @@ fn titles(cat: &Catalogue, matches: &[Match]) -> Vec<(String, u8)> {
         .collect()
 }
 
-/// Identical input gives identical output, and an identical profile is embedded once.
+/// Identical input gives identical output, and an identical profile is embedded and
+/// searched once.
 #[test]
-fn ranking_is_deterministic_and_query_embeddings_are_cached() {
+fn ranking_is_deterministic_and_queries_are_cached() {
     let engine = tiny_embedded();
     let embedder = embedder();
     let text =
@@ -701,6 +702,7 @@ fn ranking_is_deterministic_and_query_embeddings_are_cached() {
         .match_profile(&embedder, &scope, &input, &MatchOptions::default(), today)
         .unwrap();
     assert!(embedder.is_query_cached(&p.query_text));
+    assert!(engine.is_lexically_cached(&p));
     let (_, b) = engine
         .match_profile(&embedder, &scope, &input, &MatchOptions::default(), today)
         .unwrap();

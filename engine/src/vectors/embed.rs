@@ -6,17 +6,16 @@
 //! prefix `query: ` for searches and `passage: ` for documents; vectors are
 //! L2-normalised, so a dot product is the cosine.
 
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+pub use crate::cache::text_hash;
+use crate::cache::TextCache;
+use crate::error::{Error, Result};
 use fastembed::{
     InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
-use sha2::{Digest, Sha256};
-
-use crate::error::{Error, Result};
 
 /// Dimension of multilingual-e5-small.
 pub const DIM: usize = 384;
@@ -186,18 +185,7 @@ fn ort_environment(lib: &Path) -> Result<ort::environment::Environment> {
 pub struct Embedder {
     model: Mutex<TextEmbedding>,
     model_id: String,
-    query_cache: Mutex<QueryCache>,
-}
-
-/// A bounded cache of query vectors by text hash (cleared when full: simple and cheap).
-#[derive(Default)]
-struct QueryCache {
-    map: HashMap<[u8; 32], Arc<[f32]>>,
-}
-
-/// SHA-256 of a text (cache keys for query and passage embeddings).
-pub fn text_hash(text: &str) -> [u8; 32] {
-    Sha256::digest(text.as_bytes()).into()
+    query_cache: TextCache<[f32]>,
 }
 
 fn read(dir: &Path, name: &str) -> Result<Vec<u8>> {
@@ -228,7 +216,7 @@ impl Embedder {
         Ok(Embedder {
             model: Mutex::new(model),
             model_id: cfg.model_id(),
-            query_cache: Mutex::new(QueryCache::default()),
+            query_cache: TextCache::new(QUERY_CACHE_CAPACITY),
         })
     }
 
@@ -280,39 +268,20 @@ impl Embedder {
 
     /// Embeds one query, reusing the vector of an identical earlier query.
     pub fn embed_query(&self, text: &str) -> Result<Arc<[f32]>> {
-        let key = text_hash(text);
-        if let Some(v) = self
-            .query_cache
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .map
-            .get(&key)
-        {
-            return Ok(v.clone());
-        }
-        let v: Arc<[f32]> = self
-            .embed(&[text], TextKind::Query)?
-            .pop()
-            .ok_or_else(|| Error::Model("no embedding returned".into()))?
-            .into();
-        let mut cache = self.query_cache.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.map.len() >= QUERY_CACHE_CAPACITY {
-            cache.map.clear();
-        }
-        cache.map.insert(key, v.clone());
-        Ok(v)
+        self.query_cache.get_or_try_insert(text, || {
+            Ok(self
+                .embed(&[text], TextKind::Query)?
+                .pop()
+                .ok_or_else(|| Error::Model("no embedding returned".into()))?
+                .into())
+        })
     }
 
     /// Embeds several queries in one batch, reusing cached vectors (all texts of one
     /// profile cost one model call).
     pub fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Arc<[f32]>>> {
-        let mut out: Vec<Option<Arc<[f32]>>> = {
-            let cache = self.query_cache.lock().unwrap_or_else(|p| p.into_inner());
-            texts
-                .iter()
-                .map(|t| cache.map.get(&text_hash(t)).cloned())
-                .collect()
-        };
+        let mut out: Vec<Option<Arc<[f32]>>> =
+            texts.iter().map(|t| self.query_cache.get(t)).collect();
         let missing: Vec<&str> = texts
             .iter()
             .zip(&out)
@@ -320,19 +289,14 @@ impl Embedder {
             .map(|(t, _)| *t)
             .collect();
         if !missing.is_empty() {
-            let fresh = self.embed(&missing, TextKind::Query)?;
-            let mut cache = self.query_cache.lock().unwrap_or_else(|p| p.into_inner());
-            let mut fresh = fresh.into_iter();
+            let mut fresh = self.embed(&missing, TextKind::Query)?.into_iter();
             for (t, slot) in texts.iter().zip(out.iter_mut()) {
                 if slot.is_none() {
                     let v: Arc<[f32]> = fresh
                         .next()
                         .ok_or_else(|| Error::Model("no embedding returned".into()))?
                         .into();
-                    if cache.map.len() >= QUERY_CACHE_CAPACITY {
-                        cache.map.clear();
-                    }
-                    cache.map.insert(text_hash(t), v.clone());
+                    self.query_cache.insert(t, v.clone());
                     *slot = Some(v);
                 }
             }
@@ -342,11 +306,7 @@ impl Embedder {
 
     /// True when this exact query text is cached (tests, diagnostics).
     pub fn is_query_cached(&self, text: &str) -> bool {
-        self.query_cache
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .map
-            .contains_key(&text_hash(text))
+        self.query_cache.contains(text)
     }
 }
 
