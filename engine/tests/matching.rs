@@ -21,7 +21,7 @@ use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::matching::{
     self, category, Check, Match, MatchOptions, MatchWeights, RankRequest,
 };
-use grantmatch_engine::model::RegionType;
+use grantmatch_engine::model::{GrantType, RegionType};
 use grantmatch_engine::profile::{Locale, MatchInput, ResolvedProfile};
 use grantmatch_engine::records::CatalogueRecords;
 use grantmatch_engine::text::{analyze, fold_name};
@@ -1402,6 +1402,7 @@ fn land_national_eu(cosine: f32) -> [(u8, usize); 3] {
     // Equal topic fit: no floor for programmes open to any topic (both are loans).
     let options = MatchOptions {
         topic_open_semantic: 0.0,
+        topic_open_wanted_semantic: 0.0,
         ..MatchOptions::default()
     };
     let request = RankRequest {
@@ -2442,5 +2443,71 @@ fn a_large_organisation_fails_a_programme_for_smes_only() {
                 assert!(!said, "{}", m.match_reason);
             }
         }
+    }
+}
+
+/// A profile that asks for loans gets the programmes open to any topic that lend to it
+/// with the higher floor of the semantic component (`topic_open_wanted_semantic`); the
+/// same profile without the request, and subsidies for it, keep `topic_open_semantic`.
+/// Every programme has the same vector and the query's cosine (0.70) is below the
+/// calibration, so without a floor the semantic component is 0.
+#[test]
+fn a_requested_instrument_raises_the_floor_of_topic_open_programmes() {
+    let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
+    let cat_len = Engine::from_records(records.clone())
+        .unwrap()
+        .catalogue
+        .grants
+        .len();
+    let vectors = GrantVectors::from_rows("test/2d", 2, vec![vec![1.0, 0.0]; cat_len]).unwrap();
+    let engine = Engine::from_records(records)
+        .unwrap()
+        .with_vectors(vectors)
+        .unwrap();
+    let cat = &engine.catalogue;
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let options = MatchOptions::default();
+    assert!(options.topic_open_wanted_semantic > options.topic_open_semantic);
+    let query = [0.70, (1.0f32 - 0.49).sqrt()];
+    let base = "Die Schreinerei Huber GmbH ist ein Handwerksbetrieb mit 12 Beschäftigten. \
+                Wir wollen eine neue CNC-Maschine anschaffen.";
+    let run = |text: &str| {
+        let p = MatchInput::from_value(json!({
+            "organization_id": "floor-test",
+            "organization_profile": {"description": text, "eligible_entities": ["KMU"]}
+        }))
+        .unwrap()
+        .resolve(cat)
+        .unwrap();
+        engine
+            .rank(&scope, &p, &query, &options, date("2026-11-22"))
+            .unwrap()
+    };
+    let loan = |m: &Match| cat.facts(m.grant).grant_type.value == GrantType::Loan;
+    let open = |m: &Match| cat.facts(m.grant).topic_open;
+    let seeking = run(&format!("{base} Wir suchen zinsgünstige Kredite."));
+    let lending: Vec<&Match> = seeking.iter().filter(|m| open(m) && loan(m)).collect();
+    assert!(!lending.is_empty(), "topic-open loans are found");
+    for m in &lending {
+        assert_eq!(m.checks.funding_type, Check::Pass);
+        assert!(
+            m.components.semantic >= options.topic_open_wanted_semantic - 1e-6,
+            "{m:?}"
+        );
+    }
+    for m in seeking.iter().filter(|m| open(m) && !loan(m)) {
+        assert!(
+            m.components.semantic <= options.topic_open_semantic + 1e-6,
+            "{m:?}"
+        );
+    }
+    let not_seeking = run(base);
+    let open_results: Vec<&Match> = not_seeking.iter().filter(|m| open(m)).collect();
+    assert!(!open_results.is_empty());
+    for m in open_results {
+        assert!(
+            m.components.semantic <= options.topic_open_semantic + 1e-6,
+            "{m:?}"
+        );
     }
 }

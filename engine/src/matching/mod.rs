@@ -145,6 +145,12 @@ pub struct MatchOptions {
     /// text, about financing, is far from the profile's. 0 = off; default 0.5 (tuning
     /// sets, see the README). Such programmes always reach the rule stage.
     pub topic_open_semantic: f32,
+    /// The same floor for such a programme whose funding type is a repayable or equity
+    /// instrument (loan, guarantee, equity) the profile asks for ("Wir suchen …
+    /// zinsgünstige Darlehen und Bürgschaften"): a financing programme the organisation
+    /// may use, of the instrument it seeks. The higher of the two floors applies; default
+    /// 0.7 (tuning sets, see the README).
+    pub topic_open_wanted_semantic: f32,
 }
 
 impl Default for MatchOptions {
@@ -156,6 +162,7 @@ impl Default for MatchOptions {
             need_weight: 0.4,
             glossary_weight: crate::glossary::GERMAN_TERMS_WEIGHT,
             topic_open_semantic: 0.5,
+            topic_open_wanted_semantic: 0.7,
         }
     }
 }

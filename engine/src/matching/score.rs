@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use crate::catalogue::{Catalogue, Idx};
 use crate::facts::{ProgrammeKind, Source};
-use crate::model::RegionType;
+use crate::model::{GrantType, RegionType};
 use crate::profile::{Locale, ResolvedProfile};
 use crate::text::analyze;
 use crate::vectors::dot;
@@ -367,7 +367,7 @@ impl<'a> Scorer<'a> {
         let checks = checks_of(cat, profile, g, fit, applicant, today);
         let (eligibility, kind_value) = self.eligibility(g, &checks, applicant_value);
         let semantic = if cat.facts(g).topic_open && applicant_value >= 0.7 && kind_value >= 0.5 {
-            semantic.max(self.req.options.topic_open_semantic)
+            semantic.max(self.topic_open_floor(g))
         } else {
             semantic
         };
@@ -413,6 +413,23 @@ impl<'a> Scorer<'a> {
             matched_keywords,
             checks,
             matched_need,
+        }
+    }
+
+    /// The lowest semantic component of programme `g`, open to any topic, for an
+    /// organisation that may apply: higher when the profile asks for its repayable or
+    /// equity instrument.
+    fn topic_open_floor(&self, g: Idx) -> f32 {
+        let options = self.req.options;
+        let grant_type = self.req.cat.facts(g).grant_type.value;
+        let wanted_instrument = grant_type != GrantType::Subsidy
+            && self.req.profile.wanted_grant_types.contains(&grant_type);
+        if wanted_instrument {
+            options
+                .topic_open_semantic
+                .max(options.topic_open_wanted_semantic)
+        } else {
+            options.topic_open_semantic
         }
     }
 
