@@ -236,24 +236,38 @@ impl Engine {
     }
 
     /// The lexical query of matching for `profile`: its text, keywords, read topics and
-    /// German terms. Region names are left out: location is the region component's
+    /// German terms. Region names are left out (the Länder also with their genitives and
+    /// adjectives, [`text::places::land_words_at`]): location is the region component's
     /// job, and "Sachsen" in a profile must not make every Saxon programme a keyword
     /// match. So are words of legal form and non-profit status ("gemeinnütziger",
     /// "e.V.", "GmbH"): who may apply is the eligibility component's job, and
     /// "gemeinnützig" must not make "… mit gemeinnützigen Industrieforschungseinrichtungen"
     /// the best keyword match of a sports club.
     fn lexical_text(&self, profile: &ResolvedProfile) -> String {
-        std::iter::once(profile.query_text.as_str())
+        let tokens: Vec<&str> = std::iter::once(profile.query_text.as_str())
             .chain(profile.keywords.iter().map(String::as_str))
             .chain(profile.read_topics.iter().map(String::as_str))
             .chain(profile.german_terms.iter().map(String::as_str))
             .flat_map(|t| t.split_whitespace())
-            .filter(|w| {
-                let folded = text::fold_name(w);
-                !self.region_words.contains(&folded) && !is_status_word(&folded)
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+            .collect();
+        let mut kept: Vec<&str> = Vec::with_capacity(tokens.len());
+        let mut i = 0;
+        while i < tokens.len() {
+            // Names and adjectives of the Länder, also of several words or hyphenated
+            // ("Rheinland-Pfalz", "bayerische") …
+            let land = text::places::land_words_at(&tokens[i..]);
+            if land > 0 {
+                i += land;
+                continue;
+            }
+            // … and the catalogue's one-word region names.
+            let folded = text::fold_name(tokens[i]);
+            if !self.region_words.contains(&folded) && !is_status_word(&folded) {
+                kept.push(tokens[i]);
+            }
+            i += 1;
+        }
+        kept.join(" ")
     }
 
     /// True when the BM25 scores of `profile`'s lexical query are cached (tests).

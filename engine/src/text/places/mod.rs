@@ -175,6 +175,29 @@ pub fn lands_in(text: &str) -> Vec<&'static str> {
     found
 }
 
+/// How many of the leading `tokens` (whitespace-separated words; punctuation around a
+/// word is ignored) name a Land: its name or genitive, also of several words ("North
+/// Rhine-Westphalia", "Sachsens"), a compound that starts with one ("Berlin-Neukölln"),
+/// or its adjective ("bayerische", "rheinland-pfälzischen"); 0 when they name none.
+/// Towns do not count. Matching leaves these words out of its lexical query: location
+/// is the region component's job.
+pub fn land_words_at(tokens: &[&str]) -> usize {
+    let p = places();
+    let trimmed: Vec<&str> = tokens
+        .iter()
+        .take(p.longest)
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    if trimmed.first().is_none_or(|t| t.is_empty()) {
+        return 0;
+    }
+    let lower: Vec<String> = trimmed.iter().map(|t| t.to_lowercase()).collect();
+    if let Some((_, n)) = p.phrase_at(&trimmed, &lower, false) {
+        return n;
+    }
+    usize::from(p.word_at(trimmed[0], &lower[0], false).is_some())
+}
+
 impl Places {
     /// The longest Land name, or town name when `located`, at the start of `tokens`:
     /// its code and number of words.
@@ -331,6 +354,25 @@ pub fn land_of_adjective(word: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn land_words_are_names_genitives_compounds_and_adjectives_not_towns() {
+        let at = |text: &str| {
+            let tokens: Vec<&str> = text.split_whitespace().collect();
+            land_words_at(&tokens)
+        };
+        assert_eq!(at("Rheinland-Pfalz, mit 9 Hektar"), 1);
+        assert_eq!(at("(Baden-Württemberg) mit"), 1);
+        assert_eq!(at("North Rhine-Westphalia is"), 2);
+        assert_eq!(at("Sachsens Kommunen"), 1);
+        assert_eq!(at("bayerischer Handwerksbetrieb"), 1);
+        assert_eq!(at("rheinland-pfälzischen Weinbau"), 1);
+        assert_eq!(at("Berlin-Neukölln"), 1);
+        assert_eq!(at("Leipzig"), 0);
+        assert_eq!(at("Weinbau an der Mosel"), 0);
+        assert_eq!(at("– Sachsen"), 0);
+        assert_eq!(at(""), 0);
+    }
 
     #[test]
     fn region_values_name_towns_districts_landscapes_and_the_country() {
