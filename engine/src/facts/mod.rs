@@ -76,7 +76,7 @@ pub struct GrantFacts {
     /// not its applicants.
     pub founding_teams_via_institution: bool,
     /// Open to any topic ([`areas::topic_open`]): company financing, founding, regional
-    /// economic promotion or topic-open innovation, no sector.
+    /// economic promotion or topic-open innovation, no sector but business abroad.
     pub topic_open: bool,
     /// Source of the grant areas and target groups of the record.
     pub labels: Source,
@@ -205,7 +205,12 @@ fn facts_of(
         sme_only: kind::sme_only(grant).map(read),
         non_profit_only,
         sectors: sector::of_title(&grant.title),
-        topic_open: areas::topic_open(grant) && sector::of_title(&grant.title).is_empty(),
+        // A financing programme for business abroad (export credits) is still open to
+        // any topic; one restricted to a sector is not.
+        topic_open: areas::topic_open(grant)
+            && sector::of_title(&grant.title)
+                .iter()
+                .all(|&s| s == sector::Sector::International),
         founding_teams_via_institution: kind::founding_teams_via_institution(grant),
         applicants,
         labels: if own {

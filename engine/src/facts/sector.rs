@@ -10,6 +10,7 @@
 //! German and English, with generous word stems, so that a profile that touches a
 //! sector at all is never treated as a stranger to it.
 
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -32,6 +33,7 @@ pub enum Sector {
     Transport,
     Tourism,
     CoalRegions,
+    International,
 }
 
 /// One sector: the words of a title that restrict a programme to it, and the words by
@@ -112,6 +114,12 @@ fn rules() -> &'static [Rule] {
                 r"\bkohle\b|kohleregion|kohlekraftwerk|braunkohle|steinkohle|\brevier",
                 r"kohle|coal|revier|lausitz|lusatia|strukturwandel|structural change|strukturstärk|bergbau|mining|tagebau|cottbus|spremberg|weißwasser|hoyerswerda|görlitz|bautzen|leipzig|\bhalle\b|merseburg|zeitz|altenburg|helmstedt|aachen|düren|mönchengladbach|erftkreis|rhein-erft|heinsberg",
             ),
+            (
+                International,
+                r"internationa|\bausland|auslands|export|weltweit|\bglobal|partnerländ|entwicklungsländ|entwicklungszusammenarbeit|drittstaat|grenzüberschreit|interreg|transnational|klimaschutzinitiative",
+                // Countries by name: `names_a_country`.
+                r"internationa|\bausland|auslands|abroad|foreign|export|weltweit|worldwide|global|partnerländ|partnerland|partner countr|overseas|übersee|drittstaat|entwicklungszusammenarbeit|development cooperation|grenzüberschreit|grenznah|grenzregion|cross-border|\beurop|\beu\b|\bmesse|messe\b|fachmessen|auslandsmessen|leitmessen|trade fair|jugendaustausch|schüleraustausch|studierendenaustausch|youth exchange|student exchange|migra|zugewander|geflüchtet|flüchtling|refugee|einwander|immigra|fachkräfte aus|workers from|französisch|\bfrench|polnisch|\bpolish|tschechisch|österreichisch|niederländisch|\bdutch|italienisch|\bitalian|spanisch|\bspanish|chinesisch|\bchinese|indisch|japanisch|japanese|amerikanisch|american|\basien|\basia\b|afrika|africa|lateinamerika|latin america|skandinav|scandinav|baltikum|\bbaltic|nahost|middle east",
+            ),
         ];
         table
             .iter()
@@ -140,6 +148,7 @@ impl Sector {
             Self::Transport => "Verkehr und Fahrzeuge",
             Self::Tourism => "Tourismus und Gastgewerbe",
             Self::CoalRegions => "Kohleregionen",
+            Self::International => "internationale Zusammenarbeit und Auslandsgeschäft",
         }
     }
 
@@ -157,6 +166,7 @@ impl Sector {
             Self::Transport => "transport and vehicles",
             Self::Tourism => "tourism and hospitality",
             Self::CoalRegions => "coal regions",
+            Self::International => "international cooperation and business abroad",
         }
     }
 }
@@ -173,18 +183,57 @@ pub fn of_title(title: &str) -> Vec<Sector> {
         .collect()
 }
 
-/// The sectors a profile's texts speak of.
+/// The sectors a profile's texts speak of; business abroad also when they name a
+/// country ([`names_a_country`]).
 pub fn in_profile(text: &str) -> Vec<Sector> {
     rules()
         .iter()
-        .filter(|r| r.profile.is_match(text))
+        .filter(|r| {
+            r.profile.is_match(text) || (r.sector == Sector::International && names_a_country(text))
+        })
         .map(|r| r.sector)
         .collect()
 }
 
+const COUNTRIES: &str = include_str!("countries.txt");
+
+/// The text names a country other than Germany (`countries.txt`, English and German
+/// names, compared folded as whole words: "Tansania", "the United States").
+pub fn names_a_country(text: &str) -> bool {
+    static C: OnceLock<(HashSet<String>, usize)> = OnceLock::new();
+    let (names, longest) = C.get_or_init(|| {
+        let names: HashSet<String> = COUNTRIES
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(crate::text::fold_name)
+            .collect();
+        let longest = names
+            .iter()
+            .map(|n| n.split(' ').count())
+            .max()
+            .unwrap_or(1);
+        (names, longest)
+    });
+    let folded = crate::text::fold_name(text);
+    let words: Vec<&str> = folded.split(' ').collect();
+    (0..words.len()).any(|i| {
+        (1..=*longest)
+            .take_while(|n| i + n <= words.len())
+            .any(|n| names.contains(&words[i..i + n].join(" ")))
+    })
+}
+
 /// A programme restricted to sectors (`programme`) none of which the profile speaks of.
+/// [`Sector::International`] restricts on its own: a programme for exports of music
+/// ("Go! Export … Initiative Musik") needs a profile that speaks of culture and one that
+/// speaks of business abroad.
 pub fn misfit(programme: &[Sector], profile: &[Sector]) -> bool {
-    !programme.is_empty() && !programme.iter().any(|s| profile.contains(s))
+    use Sector::International;
+    let (abroad, topical): (Vec<Sector>, Vec<Sector>) =
+        programme.iter().partition(|&&s| s == International);
+    (!abroad.is_empty() && !profile.contains(&International))
+        || (!topical.is_empty() && !topical.iter().any(|s| profile.contains(s)))
 }
 
 #[cfg(test)]
@@ -193,9 +242,56 @@ mod tests {
     use super::*;
 
     #[test]
+    fn business_abroad_is_a_restriction_of_its_own() {
+        assert_eq!(
+            of_title("Exportkreditgarantien (Hermesdeckungen)"),
+            [International]
+        );
+        assert_eq!(
+            of_title("Go! Export Förderung der Initiative Musik"),
+            [Culture, International]
+        );
+        assert!(
+            of_title("Teilnahme mittelständischer Unternehmen an Auslandsmessen")
+                .contains(&International)
+        );
+        // Profiles: words of business abroad, or a country by name.
+        for text in [
+            "Wir exportieren 60 Prozent unserer Maschinen.",
+            "Seit 2019 pflegen wir eine Partnerschaft mit einem Krankenhaus in Tansania.",
+            "Our customers are in the United States and Vietnam.",
+            "Wir wollen auf einer Fachmesse ausstellen.",
+        ] {
+            assert!(in_profile(text).contains(&International), "{text}");
+        }
+        for text in [
+            "Wir digitalisieren unsere Buchhaltung.",
+            "Die Heizung ist angemessen, der Austausch der Fenster begrenzt die Kosten.",
+            "Please help us to insulate our workshop.",
+        ] {
+            assert!(!in_profile(text).contains(&International), "{text}");
+        }
+        // A programme abroad needs a profile abroad, also when its other sector fits …
+        assert!(misfit(&[Culture, International], &[Culture]));
+        assert!(misfit(&[Culture, International], &[International]));
+        assert!(!misfit(
+            &[Culture, International],
+            &[Culture, International]
+        ));
+        assert!(!misfit(&[International], &[International, Health]));
+        assert!(misfit(&[International], &[]));
+    }
+
+    #[test]
     fn titles_name_the_sectors_they_restrict_to() {
-        assert_eq!(of_title("Exportinitiative Gesundheitswirtschaft"), [Health]);
-        assert_eq!(of_title("BMEL-Exportförderprogramm"), [Agriculture]);
+        assert_eq!(
+            of_title("Exportinitiative Gesundheitswirtschaft"),
+            [Health, International]
+        );
+        assert_eq!(
+            of_title("BMEL-Exportförderprogramm"),
+            [Agriculture, International]
+        );
         assert_eq!(of_title("Energieberatung für Wohngebäude"), [Housing]);
         assert!(of_title("Bundesförderung für effiziente Gebäude – Nichtwohngebäude").is_empty());
         assert_eq!(
@@ -224,10 +320,16 @@ mod tests {
             &of_title("Exportinitiative Gesundheitswirtschaft"),
             &pumps
         ));
-        let clinic = in_profile("We run a rehabilitation clinic for 120 patients.");
+        let clinic =
+            in_profile("We run a rehabilitation clinic and want to treat patients from abroad.");
         assert!(!misfit(
             &of_title("Exportinitiative Gesundheitswirtschaft"),
             &clinic
+        ));
+        let at_home = in_profile("We run a rehabilitation clinic for 120 patients.");
+        assert!(misfit(
+            &of_title("Exportinitiative Gesundheitswirtschaft"),
+            &at_home
         ));
         let film = in_profile("Dokumentarfilm-Produktion in Köln");
         assert!(!misfit(
