@@ -62,8 +62,9 @@ pub use vectors::GrantVectors;
 use search::SearchIndex;
 use store::SnapshotStore;
 
-/// A loaded catalogue with its search index, ready to answer queries. Immutable and
-/// shareable across threads (`Arc<Engine>`).
+/// A loaded catalogue with its search index, ready to answer queries. Immutable but for
+/// a bounded cache of matching's lexical queries (behind a lock), and shareable across
+/// threads (`Arc<Engine>`).
 pub struct Engine {
     pub catalogue: Catalogue,
     search: SearchIndex,
