@@ -108,11 +108,14 @@ fn rules() -> &'static [(String, Regex)] {
 /// Codes of the top-level areas whose words occur in the grant's title or short
 /// description, and company financing for loans, guarantees and equity.
 fn lexicon_codes(grant: &Grant) -> Vec<&'static str> {
-    let text = format!(
-        "{} {}",
-        grant.title,
-        grant.short_description.as_deref().unwrap_or("")
-    );
+    codes_in(grant, grant.short_description.as_deref().unwrap_or(""))
+}
+
+/// Codes of the top-level areas whose words occur in the grant's title or in `text` (a
+/// part of its short description), and company financing for loans, guarantees and
+/// equity.
+fn codes_in(grant: &Grant, text: &str) -> Vec<&'static str> {
+    let text = format!("{} {text}", grant.title);
     let mut out: Vec<&'static str> = rules()
         .iter()
         .zip(LEXICON)
@@ -154,14 +157,38 @@ const OPEN_AREAS: &[&str] = &[
     "forschung_innovation_themenoffen",
 ];
 
-/// The programme is open to any topic: its title and short description name one of the
-/// areas that are no topic ([`OPEN_AREAS`]: "ERP-Förderkredit KMU", "Gemeinschaftsaufgabe
-/// Verbesserung der regionalen Wirtschaftsstruktur", "Zentrales Innovationsprogramm
-/// Mittelstand") and no topical one. Its text speaks of financing, not of a topic, so
-/// its cosine to any profile's topic is low though the topic fits by definition.
+/// The programme is open to any topic: its title and the first sentence of its short
+/// description (the purpose: "Wenn Sie …, können Sie … erhalten"; later sentences name
+/// further terms, "Infrastrukturmaßnahmen werden … mit bis zu 90 Prozent gefördert")
+/// name one of the areas that are no topic ([`OPEN_AREAS`]: "ERP-Förderkredit KMU",
+/// "Gemeinschaftsaufgabe Verbesserung der regionalen Wirtschaftsstruktur", "Zentrales
+/// Innovationsprogramm Mittelstand") and no topical one. Jobs created or secured
+/// ("Arbeitsplätze schaffen", "Sicherung der Beschäftigung") are the aim of such
+/// financing, not a topic: next to an open area, labour does not count. Its text speaks
+/// of financing, not of a topic, so its cosine to any profile's topic is low though the
+/// topic fits by definition.
 pub fn topic_open(grant: &Grant) -> bool {
-    let codes = lexicon_codes(grant);
-    !codes.is_empty() && codes.iter().all(|c| OPEN_AREAS.contains(c))
+    let short = grant.short_description.as_deref().unwrap_or("");
+    let codes = codes_in(grant, first_sentence(short));
+    let open = codes.iter().any(|c| OPEN_AREAS.contains(c));
+    open && codes
+        .iter()
+        .all(|c| OPEN_AREAS.contains(c) || *c == "arbeit")
+}
+
+/// The text up to the end of its first sentence (a full stop, question or exclamation
+/// mark followed by a space and a capital letter: "bis zu 45 Prozent erhalten. Infra…").
+fn first_sentence(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        if matches!(c, '.' | '!' | '?')
+            && bytes.get(i + 1) == Some(&b' ')
+            && text[i + 2..].chars().next().is_some_and(char::is_uppercase)
+        {
+            return &text[..=i];
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -189,6 +216,24 @@ mod tests {
             "Förderkredit Geothermie",
             investing,
             "loan"
+        )));
+        // Jobs are the aim of financing, not a topic; a later sentence names further
+        // terms, not the purpose.
+        assert!(topic_open(&grant(
+            "Gemeinschaftsaufgabe „Verbesserung der regionalen Wirtschaftsstruktur“ (GRW)",
+            "Wenn Sie als Unternehmen Arbeitsplätze neu schaffen oder dauerhaft sichern und investieren, erhalten Sie einen Zuschuss.",
+            "subsidy"
+        )));
+        assert!(topic_open(&grant(
+            "Förderung im Rahmen der Gemeinschaftsaufgabe „Verbesserung der regionalen Wirtschaftsstruktur“ (GRW)",
+            "Wenn Sie in einer strukturschwachen Region investieren, können Sie eine GRW-Förderung von bis zu 45 Prozent erhalten. Infrastrukturmaßnahmen werden mit bis zu 90 Prozent gefördert.",
+            "subsidy"
+        )));
+        // Labour alone is a topic (a programme for the unemployed).
+        assert!(!topic_open(&grant(
+            "Eingliederung Langzeitarbeitsloser",
+            "Wenn Sie Langzeitarbeitslose beschäftigen, erhalten Sie einen Zuschuss.",
+            "subsidy"
         )));
         // A subsidy that names no area at all says nothing about being open.
         assert!(!topic_open(&grant(
