@@ -202,12 +202,14 @@ pub(super) fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, 
     best
 }
 
-/// Maps the weighted component sum to 0–100: [0.37, 0.70] stretches linearly onto
+/// Maps the weighted component sum to 0–100: [0.39, 0.71] stretches linearly onto
 /// [0, 100]. Set on the development set (`fixtures/eval`, 42 profiles) so that the
-/// median returned programme judged excellent scores ≈ 74 and most unjudged ones stay
-/// below 50; see the README for the bands. Caps for failed checks come after.
+/// median returned programme judged excellent scores ≈ 70 and most unjudged ones stay
+/// below 50 ([0.37, 0.70] until session 22, when the eligibility weight rose from 0.05
+/// to 0.15 and lifted every total); see the README for the bands. Caps for failed
+/// checks come after.
 fn calibrate(total: f32) -> u8 {
-    let x = ((total - 0.37) / (0.70 - 0.37)).clamp(0.0, 1.0);
+    let x = ((total - 0.39) / (0.71 - 0.39)).clamp(0.0, 1.0);
     (x * 100.0).round() as u8
 }
 
