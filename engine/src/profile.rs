@@ -211,7 +211,7 @@ fn needs_of(keywords: &[String], texts: &[&str]) -> Vec<String> {
     }
     let mut out: Vec<String> = Vec::new();
     for t in texts {
-        for s in crate::facts::applicants::sentences(t) {
+        for s in crate::facts::applicants::sentences(t).flat_map(clauses) {
             let s = s.trim();
             if s.split_whitespace().count() >= 4
                 && !names_instrument(s)
@@ -226,6 +226,42 @@ fn needs_of(keywords: &[String], texts: &[&str]) -> Vec<String> {
     if out.len() < 2 {
         out.clear();
     }
+    out
+}
+
+/// Fewest words of a clause that is a need of its own ([`clauses`]).
+const CLAUSE_WORDS: usize = 5;
+
+/// The clauses of a sentence that joins several: split before "; ", ", and", ", und",
+/// ", sowie" and ", as well as" where both sides have at least [`CLAUSE_WORDS`] words.
+/// One sentence often lists several needs ("We want to develop lightweight castings
+/// with a research institute, replace our furnaces, and retrain our operators"; "Die
+/// Technik muss erneuert werden, und wir wollen das Wasser mit Solarenergie
+/// erwärmen"). A bare comma does not split: it also separates the items of a list
+/// ("Schulkantinen, Kitas und den Handel") and truncated compounds ("Wasch-, Pack- und
+/// Kühlhalle").
+fn clauses(sentence: &str) -> Vec<&str> {
+    const JOINS: [&str; 5] = ["; ", ", and ", ", und ", ", sowie ", ", as well as "];
+    let words = |t: &str| t.split_whitespace().count();
+    let mut out: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (i, _) in sentence.char_indices() {
+        let rest = &sentence[i..];
+        let Some(join) = JOINS.iter().find(|j| rest.starts_with(*j)) else {
+            continue;
+        };
+        let next = &sentence[i + join.len()..];
+        let next = JOINS
+            .iter()
+            .filter_map(|j| next.find(j))
+            .min()
+            .map_or(next, |e| &next[..e]);
+        if words(&sentence[start..i]) >= CLAUSE_WORDS && words(next) >= CLAUSE_WORDS {
+            out.push(&sentence[start..i]);
+            start = i + 1;
+        }
+    }
+    out.push(&sentence[start..]);
     out
 }
 
@@ -990,6 +1026,33 @@ mod tests {
         assert!(!only_who(
             "Mit unseren 12 Mitarbeitern wollen wir eine Halle bauen."
         ));
+        // A sentence listing several needs gives one need per clause; short parts
+        // stay with the clause before them.
+        assert_eq!(
+            needs_of(
+                &[],
+                &["We make die-cast parts near Heilbronn, Baden-Württemberg, with 260 employees. \
+                   We want to develop lightweight castings with a research institute, replace \
+                   our gas-fired furnaces with induction furnaces, and retrain our operators \
+                   for the new processes."]
+            ),
+            [
+                "We want to develop lightweight castings with a research institute, replace \
+                 our gas-fired furnaces with induction furnaces",
+                "and retrain our operators for the new processes.",
+            ]
+        );
+        assert_eq!(
+            clauses(
+                "Wir wollen eine Wasch-, Pack- und Kühlhalle bauen, damit wir Schulkantinen, \
+                 Kitas und den Handel beliefern können; dafür brauchen wir eine Förderung."
+            ),
+            [
+                "Wir wollen eine Wasch-, Pack- und Kühlhalle bauen, damit wir Schulkantinen, \
+                 Kitas und den Handel beliefern können",
+                " dafür brauchen wir eine Förderung.",
+            ]
+        );
         // One sentence is the whole profile: no needs of its own.
         assert!(needs_of(&[], &[texts[1]]).is_empty());
         let many: Vec<String> = (0..20).map(|i| format!("Thema {i}")).collect();

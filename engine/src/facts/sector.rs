@@ -61,7 +61,7 @@ fn rules() -> &'static [Rule] {
             (
                 Housing,
                 r"wohngebäud|wohnraum|wohnungsbau|wohnungswesen|wohneigentum|eigenwohn|eigenheim|mietwohn|wohnungen\b|wohnheim|\bwohnen\b",
-                r"wohnung|wohnraum|wohngebäude|wohnhaus|wohnhäuser|mieter|vermiet|eigenheim|wohneigentum|einfamilienhaus|mehrfamilienhaus|wohnen|\bhousing|apartment|residential|\bhomes?\b|\bflats?\b",
+                r"wohnung|wohnraum|wohngebäude|wohnhaus|wohnhäuser|mieter|vermiet|eigenheim|wohneigentum|einfamilienhaus|mehrfamilienhaus|wohnen|\bhousing\b|apartment|residential|\bhomes?\b|\bflats?\b",
             ),
             (
                 Agriculture,
@@ -360,6 +360,9 @@ mod tests {
             assert!(in_profile(text).contains(&Agriculture), "{text}");
         }
         assert!(!in_profile("Immobilienverwaltung in Köln").contains(&Transport));
+        // Housings are parts of a machine, not homes.
+        assert!(!in_profile("70 percent of our sales are housings for cars").contains(&Housing));
+        assert!(in_profile("We provide social housing in Leipzig.").contains(&Housing));
         assert!(in_profile("Elektromobilität für unsere Flotte").contains(&Transport));
     }
 }
