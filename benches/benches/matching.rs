@@ -9,6 +9,10 @@
 //! - `match_end_to_end/repeated/1434`: the same profile again (query vectors cached).
 //! - `match_end_to_end/model_only/1434`: the two model calls `match_profile` makes for
 //!   that profile (query text, then keywords), uncached — the bare model time.
+//! - `match_end_to_end/unseen_texts_only/1434`: the same profile without keywords and
+//!   project title, as partners that send only texts do (matched need by need, the needs
+//!   being the clauses of its sentences), made new in every sentence;
+//!   `model_only_texts_only/1434`: one model call for its text — its bare model time.
 //! - `match_rank_only/real/1434` and `match_rank_only/synthetic/100000`: everything
 //!   after the embedding (BM25, semantic stage, rules, reasons), query vector given; the
 //!   profile's text changes every time, so the engine's cache of lexical queries does
@@ -20,6 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use grantmatch_benches::{
     embedder, long_profile, real_data_dir, seed, today, uncached_variants, unseen,
+    unseen_texts_only,
 };
 use grantmatch_engine::embed::TextKind;
 use grantmatch_engine::{synthetic, Engine, MatchOptions, ResolvedScope};
@@ -79,6 +84,22 @@ fn matching(c: &mut Criterion) {
                 .embed(&[&p.keywords.join(", ")], TextKind::Query)
                 .unwrap();
             (q, k)
+        })
+    });
+    // The same profile sent with its texts only: its needs are its clauses.
+    group.bench_with_input(BenchmarkId::new("unseen_texts_only", n), &(), |b, _| {
+        b.iter(|| {
+            let input = unseen_texts_only(&profile, counter.fetch_add(1, Ordering::Relaxed));
+            engine
+                .match_profile(&embedder, &scope, black_box(&input), &options, today())
+                .unwrap()
+        })
+    });
+    group.bench_with_input(BenchmarkId::new("model_only_texts_only", n), &(), |b, _| {
+        b.iter(|| {
+            let input = unseen_texts_only(&profile, counter.fetch_add(1, Ordering::Relaxed));
+            let p = input.resolve(cat).unwrap();
+            embedder.embed(&[&p.query_text], TextKind::Query).unwrap()
         })
     });
     engine

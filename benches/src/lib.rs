@@ -204,6 +204,36 @@ pub fn unseen(input: &MatchInput, i: u64) -> MatchInput {
     out
 }
 
+/// `input` as a partner sends it with its texts only — no keywords, no project title —
+/// so that it is matched need by need, its needs being the clauses of its sentences; made
+/// new in every sentence (" (Anfrage `i`)" before each full stop), so that no need's
+/// vector is cached either.
+pub fn unseen_texts_only(input: &MatchInput, i: u64) -> MatchInput {
+    let renew = |text: &mut String| {
+        let mark = format!(" (Anfrage {i})");
+        *text = text.replace(". ", &format!("{mark}. "));
+        if text.ends_with('.') {
+            text.pop();
+            text.push_str(&mark);
+            text.push('.');
+        }
+    };
+    let mut out = input.clone();
+    if let Some(p) = out.organization_profile.as_mut() {
+        p.keywords.clear();
+        if let Some(d) = p.description.as_mut() {
+            renew(d);
+        }
+    }
+    if let Some(project) = out.project.as_mut() {
+        project.title = None;
+        if let Some(d) = project.description.as_mut() {
+            renew(d);
+        }
+    }
+    out
+}
+
 /// `input` made new ([`unseen`]) more times than the engine caches lexical queries
 /// ([`grantmatch_engine::LEXICAL_CACHE_MAX`]), resolved: ranking them in turn measures
 /// the BM25 query of every request, as for a new profile.
