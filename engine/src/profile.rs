@@ -174,8 +174,9 @@ pub struct ResolvedProfile {
     pub text_language: Locale,
     /// The profile's needs, each matched on its own: its topic words ([`Self::keywords`],
     /// one need each), or, for a profile that has none, the sentences of
-    /// its description, mission and project (at least four words each; none when there
-    /// are fewer than two). At most [`MAX_NEEDS`].
+    /// its description, mission and project, split into their clauses where a sentence
+    /// joins several (at least four words each; none when there are fewer than two). At
+    /// most [`MAX_NEEDS`].
     pub needs: Vec<String>,
     /// Query vectors of `needs` (L2-normalised), set by the caller that embeds them.
     pub need_vectors: Vec<Vec<f32>>,
@@ -196,8 +197,8 @@ pub const RELATED_TERMS: usize = 16;
 /// Most needs read from one profile.
 pub const MAX_NEEDS: usize = 12;
 
-/// The needs of a profile: its topic words, or else the sentences of its texts with at
-/// least four words (see [`ResolvedProfile::needs`]).
+/// The needs of a profile: its topic words, or else the clauses ([`clauses`]) of the
+/// sentences of its texts with at least four words (see [`ResolvedProfile::needs`]).
 fn needs_of(keywords: &[String], texts: &[&str]) -> Vec<String> {
     if !keywords.is_empty() {
         let mut out: Vec<String> = Vec::new();
@@ -1026,8 +1027,8 @@ mod tests {
         assert!(!only_who(
             "Mit unseren 12 Mitarbeitern wollen wir eine Halle bauen."
         ));
-        // A sentence listing several needs gives one need per clause; short parts
-        // stay with the clause before them.
+        // A sentence that joins several needs (", and") gives one need per clause; a
+        // bare comma does not split, and a part of four words stays joined.
         assert_eq!(
             needs_of(
                 &[],
