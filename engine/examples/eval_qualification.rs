@@ -15,9 +15,12 @@
 //! `qualification_v3.json`: two shorter prompts written later (session 16), 60
 //! programmes each, all held out; read for tuning since session 17 (its figure is no
 //! longer unseen). `qualification_v4.json`: three prompts written in session 17, 60
-//! programmes each, all held out (never tuned on). `qualification_v5.json`: three
-//! prompts written in session 18 (SMEs in NRW, Kommunen in Brandenburg, founders in
-//! Thüringen), 60 programmes each, all held out (never tuned on).
+//! programmes each, all held out. `qualification_v5.json`: three prompts written in
+//! session 18 (SMEs in NRW, Kommunen in Brandenburg, founders in Thüringen), 60
+//! programmes each, all held out; v4 and v5 are read for tuning since session 23.
+//! `qualification_v6.json`: three prompts written in session 23 (culture and sports
+//! organisations in Baden-Württemberg, tourism businesses in Bayern, research-intensive
+//! SMEs in Sachsen), 60 programmes each, all held out (never tuned on).
 //! (d) `fixtures/eval/categories_v2.json`: three category sets of five categories with
 //! descriptions, 110 programmes each, same split; F1 per category.
 
@@ -145,6 +148,7 @@ fn main() {
     qualification_set(&engine, &embedder, "v3");
     qualification_set(&engine, &embedder, "v4");
     qualification_set(&engine, &embedder, "v5");
+    qualification_set(&engine, &embedder, "v6");
     categories_v2(&engine, &embedder);
 
     // (b) qualification
@@ -198,11 +202,11 @@ fn prf(tp: usize, fp: usize, fn_: usize) -> (f64, f64, f64) {
 
 /// Qualification sets whose held-out items are read while tuning (since session 17): their
 /// figures are reported but are no longer evidence of generalisation.
-const READ_FOR_TUNING: [&str; 1] = ["v3"];
+const READ_FOR_TUNING: [&str; 3] = ["v3", "v4", "v5"];
 
 /// (c) `fixtures/eval/qualification_v2.json` (`name` "v2"): long partner prompts,
 /// programmes labelled by reading, a fixed tune/held-out split; F1 per prompt and split,
-/// macro-F1. `qualification_v3.json`, `_v4.json` and `_v5.json`: later prompts, every item held out.
+/// macro-F1. `qualification_v3.json` … `_v6.json`: later prompts, every item held out.
 fn qualification_set(engine: &Engine, embedder: &Embedder, name: &str) {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join(format!("../fixtures/eval/qualification_{name}.json"));
@@ -231,6 +235,24 @@ fn qualification_set(engine: &Engine, embedder: &Embedder, name: &str) {
             out.iter().map(|(g, q)| (*g, q.qualified)).collect();
         // QUAL_DEBUG=P3 prints the reading and the tuning errors of one prompt: the
         // tuning half's, and every item of a set read for tuning (`READ_FOR_TUNING`).
+        // QUAL_DEBUG=all prints every such item of every prompt, right or wrong.
+        let dump_all = std::env::var("QUAL_DEBUG").ok().as_deref() == Some("all");
+        if dump_all {
+            let readable =
+                |i: &serde_json::Value| i["split"] == "tune" || READ_FOR_TUNING.contains(&name);
+            for ((i, g), (_, q)) in items.iter().zip(&ids).zip(&out) {
+                if readable(i) {
+                    println!(
+                        "  item {} {} truth={} system={}: {}",
+                        p["id"].as_str().unwrap_or("?"),
+                        cat.grants[*g as usize].slug,
+                        i["qualified"],
+                        q.qualified,
+                        q.reasoning
+                    );
+                }
+            }
+        }
         if std::env::var("QUAL_DEBUG").ok().as_deref() == p["id"].as_str() {
             println!("{}", serde_json::to_string_pretty(&prompt).unwrap());
             let readable =
