@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 17;
+pub const METHOD_VERSION: u32 = 18;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -1344,6 +1344,49 @@ mod tests {
             vec![ApplicantType::PrivatePerson]
         );
         assert!(!p.topic.split(' ').any(|w| w == "für" || w == "und"));
+    }
+
+    #[test]
+    fn people_the_users_hire_or_serve_are_no_applicants() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Kleine und mittlere Unternehmen in Sachsen suchen Geld für die Einstellung und \
+             Qualifizierung von Personal, etwa Auszubildende oder Fachkräfte.",
+        );
+        assert_eq!(p.applicant_types, vec![ApplicantType::Company]);
+        let p = QualificationPrompt::parse(
+            cat,
+            "Stipendien und Zuschüsse für Studierende und Auszubildende in Sachsen.",
+        );
+        assert_eq!(p.applicant_types, vec![ApplicantType::PrivatePerson]);
+        let p = QualificationPrompt::parse(
+            cat,
+            "Programmes for associations and private persons in Saxony that renovate buildings.",
+        );
+        assert_eq!(
+            p.applicant_types,
+            vec![ApplicantType::Association, ApplicantType::PrivatePerson]
+        );
+    }
+
+    #[test]
+    fn neither_and_nor_rule_out() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Our service helps universities in Saxony find research funding. Programmes \
+             open only to companies do not qualify; neither do scholarships or prizes for \
+             individuals.",
+        );
+        assert_eq!(p.applicant_types, vec![ApplicantType::University]);
+        assert!(p
+            .excluded_applicant_types
+            .contains(&ApplicantType::PrivatePerson));
+        assert!(p.excluded_kinds.contains(&ProgrammeKind::PrizeScholarship));
+        let p =
+            QualificationPrompt::parse(cat, "Vereine in Sachsen; weder Kredite noch Bürgschaften.");
+        assert!(p.excluded_types.contains(&GrantType::Loan));
     }
 
     #[test]

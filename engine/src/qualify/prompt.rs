@@ -74,6 +74,9 @@ const NEGATORS: &[&str] = &[
     "without",
     "except",
     "excluding",
+    "neither",
+    "nor",
+    "weder",
 ];
 const ONLY_WORDS: &[&str] = &["nur", "ausschliesslich", "lediglich", "only", "exclusively"];
 /// How many words after a negation or "nur" it governs.
@@ -461,13 +464,25 @@ fn ends_negation(text: &str) -> bool {
     }
 }
 
+/// The clause names private persons as such ("Privatpersonen", "Bürgerinnen und
+/// Bürger", "private households", "homeowners"), not only people by their role.
+fn names_private_persons(clause: &str) -> bool {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r"(?i)privatperson|private[nrs]? (person|individual|household|haushalt)|privathaushalt|\bbürger|natürliche (und juristische )?person|eigentümer|hausbesitzer|bauherr|\bhomeowner|\bcitizens?\b")
+            .expect("valid private-person pattern")
+    })
+    .is_match(clause)
+}
+
 /// True when a clause rules something out: "Nicht qualifiziert sind …", "… sind
-/// ausgeschlossen", "keine …", "reicht nicht aus", "do not qualify", "excluded". The
+/// ausgeschlossen", "keine …", "reicht nicht aus", "do not qualify", "excluded",
+/// "neither do scholarships …", "weder … noch …". The
 /// positive "nicht rückzahlbar" (non-repayable) is no negation.
 fn is_exclusion(clause: &str) -> bool {
     static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let rx = R.get_or_init(|| {
-        regex::Regex::new(r"(?i)\bnicht\b|\bkein(e|en|er|em|es)?\b|ausgeschlossen|ausgenommen|ausschlie(ß|ss)en\b|\bausklammern|\bausser\b|\baußer\b|\bnot\b|\bno\b|\bexclud|\bnon-qualif|do(es)?n't|\bnever\b|\bnone\b|out of scope|not (relevant|eligible|covered)|ineligible")
+        regex::Regex::new(r"(?i)\bnicht\b|\bkein(e|en|er|em|es)?\b|ausgeschlossen|ausgenommen|ausschlie(ß|ss)en\b|\bausklammern|\bausser\b|\baußer\b|\bweder\b|\bnot\b|\bno\b|\bneither\b|\bnor\b|\bexclud|\bnon-qualif|do(es)?n't|\bnever\b|\bnone\b|out of scope|not (relevant|eligible|covered)|ineligible")
             .expect("valid exclusion pattern")
     });
     static POSITIVE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
@@ -989,6 +1004,11 @@ impl QualificationPrompt {
     /// exclusion) ruled out.
     fn read_clause_rules(&mut self, r: &Reading, text: &str) {
         let (clause_texts, excl) = (&r.clauses, &r.excl);
+        // People named by what they are, not as private persons ("Auszubildende",
+        // "students", "artists"): the users only when the prompt names no organisation;
+        // next to one, they are whom the organisations hire, train or serve ("Einstellung
+        // und Qualifizierung von Personal, etwa Auszubildende").
+        let mut people_served = false;
         for (c, clause) in clause_texts.iter().enumerate() {
             if excl[c] {
                 for t in applicant_words(clause) {
@@ -1026,7 +1046,9 @@ impl QualificationPrompt {
                 }
             } else {
                 for t in applicant_words(clause) {
-                    if !self.applicant_types.contains(&t) {
+                    if t == ApplicantType::PrivatePerson && !names_private_persons(clause) {
+                        people_served = true;
+                    } else if !self.applicant_types.contains(&t) {
                         self.applicant_types.push(t);
                     }
                 }
@@ -1041,6 +1063,9 @@ impl QualificationPrompt {
                     }
                 }
             }
+        }
+        if people_served && self.applicant_types.is_empty() {
+            self.applicant_types.push(ApplicantType::PrivatePerson);
         }
     }
 
