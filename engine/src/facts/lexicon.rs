@@ -272,9 +272,18 @@ pub fn names_institution_kind(value: &str) -> bool {
 /// Applicant types named in a short phrase (an "als …" phrase of a teaser, a value of
 /// `eligible_entities`, a list in a prompt), in [`ApplicantType::ALL`] order.
 pub fn applicant_words(phrase: &str) -> Vec<ApplicantType> {
+    // Associations of municipalities ("Gemeinden und Gemeindeverbände", "municipal
+    // associations (Zweckverbände)") are public bodies, not Vereine.
+    static MUNICIPAL_BODIES: OnceLock<Regex> = OnceLock::new();
+    let phrase = MUNICIPAL_BODIES
+        .get_or_init(|| {
+            Regex::new(r"(?i)gemeindeverb(and|ände)\w*|kommunalverb(and|ände)\w*|(municipal|local authority) associations?")
+                .expect("valid municipal-body rule")
+        })
+        .replace_all(phrase, "Kommunen");
     let mut out: Vec<ApplicantType> = Vec::new();
     for rule in rules() {
-        if rule.rx.is_match(phrase) {
+        if rule.rx.is_match(&phrase) {
             for &t in rule.types {
                 if !out.contains(&t) {
                     out.push(t);
@@ -290,6 +299,19 @@ pub fn applicant_words(phrase: &str) -> Vec<ApplicantType> {
 mod tests {
     use super::ApplicantType::*;
     use super::*;
+
+    #[test]
+    fn associations_of_municipalities_are_municipal_bodies() {
+        assert_eq!(
+            applicant_words("Gemeinden und Gemeindeverbände"),
+            vec![Municipality]
+        );
+        assert_eq!(
+            applicant_words("towns, districts and municipal associations"),
+            vec![Municipality]
+        );
+        assert_eq!(applicant_words("Vereine und Verbände"), vec![Association]);
+    }
 
     #[test]
     fn words_of_teasers_and_partners() {
