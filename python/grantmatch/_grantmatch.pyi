@@ -231,7 +231,7 @@ class Engine:
 
         ``options``: every match option in one dict, the format of the CLI's
         ``--options`` file (``weights``, ``calibration``, ``keyword_factor_en``,
-        ``glossary_weight``, ``need_weight``, ``topic_open_semantic``,
+        ``glossary_weight``, ``need_weight``, ``need_centering``, ``topic_open_semantic``,
         ``topic_open_wanted_semantic``); ``weights``/``calibration`` replace parts.
 
         ``profile`` is an ``organization_profile`` dict, a whole request body, or a

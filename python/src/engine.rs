@@ -640,7 +640,7 @@ impl PyEngine {
     ///         `"YYYY-MM-DD"`; default today, UTC).
     ///     options: every option in one dict, the format of the CLI's `--options` and
     ///         the server's `--match-options` files (`weights`, `calibration`,
-    ///         `keyword_factor_en`, `glossary_weight`, `need_weight`, `topic_open_semantic`,
+    ///         `keyword_factor_en`, `glossary_weight`, `need_weight`, `need_centering`, `topic_open_semantic`,
     ///         `topic_open_wanted_semantic`); `weights` and
     ///         `calibration` arguments replace those parts.
     ///

@@ -10,6 +10,7 @@ use crate::text::analyze;
 use crate::vectors::dot;
 
 use chrono::NaiveDate;
+use rayon::prelude::*;
 
 use super::{
     category, excluded_score, Check, Checks, Components, Match, MatchWeights, RankRequest,
@@ -202,6 +203,24 @@ pub(super) fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, 
     best
 }
 
+/// For each of `needs` needs, the share `centering` of how far its mean cosine over the
+/// shortlist (`cosines`, by position × needs + need) lies above the needs' average. Some
+/// needs are close to many programmes ("Grundschulkinder sollen schwimmen lernen" to every
+/// programme for children and schools); uncentred, such a need serves the most
+/// programmes best and fills the list, though its programmes stand out no more than
+/// another need's.
+fn need_offsets(cosines: &[f32], needs: usize, centering: f32) -> Vec<f32> {
+    if needs == 0 || cosines.is_empty() || centering == 0.0 {
+        return vec![0.0; needs];
+    }
+    let rows = (cosines.len() / needs) as f32;
+    let means: Vec<f32> = (0..needs)
+        .map(|i| cosines.iter().skip(i).step_by(needs).sum::<f32>() / rows)
+        .collect();
+    let average = means.iter().sum::<f32>() / needs as f32;
+    means.iter().map(|m| centering * (m - average)).collect()
+}
+
 /// Maps the weighted component sum to 0–100: [0.39, 0.71] stretches linearly onto
 /// [0, 100]. Set on the development set (`fixtures/eval`, 42 profiles) so that the
 /// median returned programme judged excellent scores ≈ 70 and most unjudged ones stay
@@ -225,6 +244,13 @@ pub(super) struct Scorer<'a> {
     /// The best BM25 score on the shortlist (the lexical part is relative to it).
     max_lexical: f32,
     keyword_terms: Vec<KeywordTerms>,
+    /// The cosine of every shortlisted programme with every need, by shortlist position
+    /// (`position × needs + need`).
+    need_cosines: Vec<f32>,
+    /// What is taken off each need's cosines before the best need is chosen: the share
+    /// [`MatchOptions::need_centering`] of how far the need's mean cosine over the
+    /// shortlist lies above the needs' average.
+    need_offsets: Vec<f32>,
 }
 
 impl<'a> Scorer<'a> {
@@ -262,24 +288,36 @@ impl<'a> Scorer<'a> {
             })
             .filter(|(_, a)| !a.is_empty())
             .collect();
+        let needs = &profile.need_vectors;
+        let need_cosines: Vec<f32> = shortlist
+            .par_iter()
+            .flat_map_iter(|&(g, _)| {
+                let row = req.vectors.row(g as usize);
+                needs.iter().map(move |nv| dot(row, nv))
+            })
+            .collect();
+        let need_offsets = need_offsets(&need_cosines, needs.len(), options.need_centering);
         Scorer {
             req,
             weights: w,
             max_lexical,
             keyword_terms,
+            need_cosines,
+            need_offsets,
         }
     }
 
-    /// The semantic component: the profile's cosine mixed with the best-served need's,
+    /// The semantic component of the programme at shortlist position `at`: the profile's
+    /// cosine mixed with the best-served need's (centred, see [`need_offsets`]),
     /// calibrated to [0, 1]; and that need.
-    fn semantic(&self, g: Idx, cosine: f32) -> (f32, Option<String>) {
+    fn semantic(&self, at: usize, cosine: f32) -> (f32, Option<String>) {
         let (profile, options) = (self.req.profile, self.req.options);
-        let row = self.req.vectors.row(g as usize);
-        let best_need = profile
-            .need_vectors
+        let n = self.need_offsets.len();
+        let best_need = self.need_cosines[at * n..(at + 1) * n]
             .iter()
+            .zip(&self.need_offsets)
+            .map(|(c, o)| c - o)
             .enumerate()
-            .map(|(i, nv)| (i, dot(row, nv)))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let used = match best_need {
             Some((_, nc)) => (1.0 - options.need_weight) * cosine + options.need_weight * nc,
@@ -345,8 +383,9 @@ impl<'a> Scorer<'a> {
         (eligibility, kind_value)
     }
 
-    /// The match of programme `g` (cosine `cosine` to the query), without rank and reason.
-    pub(super) fn score(&self, g: Idx, cosine: f32) -> Match {
+    /// The match of programme `g` at shortlist position `at` (cosine `cosine` to the
+    /// query), without rank and reason.
+    pub(super) fn score(&self, at: usize, g: Idx, cosine: f32) -> Match {
         let RankRequest {
             cat,
             profile,
@@ -354,7 +393,7 @@ impl<'a> Scorer<'a> {
             ..
         } = *self.req;
         let grant = &cat.grants[g as usize];
-        let (semantic, matched_need) = self.semantic(g, cosine);
+        let (semantic, matched_need) = self.semantic(at, cosine);
         let (keyword, matched_keywords) = self.keyword(g);
         let (region, fit) = region_fit(cat, profile, g);
         let groups = cat.grant_target_groups(g);
@@ -438,5 +477,26 @@ impl<'a> Scorer<'a> {
     /// The weighted mean of the components.
     fn weighted(&self, c: &Components) -> f32 {
         self.weights.mean(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::need_offsets;
+
+    #[test]
+    fn a_need_close_to_every_programme_is_centred() {
+        // Two needs over three programmes: the first is close to all of them (mean 0.8),
+        // the second less so (mean 0.5); their average is 0.65.
+        let cosines = [0.9, 0.6, 0.8, 0.5, 0.7, 0.4];
+        let half = need_offsets(&cosines, 2, 0.5);
+        assert!((half[0] - 0.075).abs() < 1e-6 && (half[1] + 0.075).abs() < 1e-6);
+        let full = need_offsets(&cosines, 2, 1.0);
+        assert!((full[0] - 0.15).abs() < 1e-6 && (full[1] + 0.15).abs() < 1e-6);
+        // Centred by half, a programme at 0.7 for the first need and 0.6 for the second
+        // is served best by the second (0.625 against 0.675).
+        assert_eq!(need_offsets(&cosines, 2, 0.0), vec![0.0, 0.0]);
+        assert!(need_offsets(&[], 0, 0.5).is_empty());
+        assert_eq!(need_offsets(&[0.8, 0.3], 1, 0.5), vec![0.0]);
     }
 }
