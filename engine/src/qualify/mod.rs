@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 18;
+pub const METHOD_VERSION: u32 = 19;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -791,6 +791,16 @@ fn names_applicants(term: &str) -> bool {
         && !crate::facts::applicant_words(term).is_empty()
 }
 
+/// The prompt's topic names research itself.
+fn names_research(topic: &str) -> bool {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r"(?i)\bresearch\b|forschung|\bf&e\b|\bfue\b|\br&d\b")
+            .expect("valid research pattern")
+    })
+    .is_match(topic)
+}
+
 /// A topic the prompt rules out, with its similarity to every grant and its words.
 struct ExcludedTopic {
     text: String,
@@ -901,10 +911,16 @@ fn topic_verdict(
             f.source != Source::Derived && f.value.iter().any(|t| p.applicant_types.contains(t))
         });
     let item = items.iter().find(|(_, s)| s.z(g) >= TOPIC_ITEM_Z);
+    // A prompt whose topic is research itself ("research projects in any discipline",
+    // "Forschung und Entwicklung") takes every research call: its subject is the
+    // researchers' own. Who may apply is the applicant rule's question.
+    let research_call =
+        names_research(&p.topic) && cat.facts(g).kind.value == ProgrammeKind::ResearchCall;
     let ok = z >= TOPIC_Z_STRONG
         || (z >= TOPIC_Z_WEAK && !hits.is_empty())
         || (confirmed && z >= TOPIC_Z_CONFIRMED)
-        || item.is_some();
+        || item.is_some()
+        || research_call;
     let band = match (z >= TOPIC_Z_STRONG, z >= TOPIC_Z_WEAK, l.en) {
         (true, _, false) => "hoch",
         (true, _, true) => "high",
@@ -926,6 +942,11 @@ fn topic_verdict(
         } else {
             format!("; sehr nah am genannten Beispiel „{text}“")
         });
+    } else if research_call && z < TOPIC_Z_WEAK {
+        kw.push_str(&l.pick(
+            "; es ist eine Forschungsförderung, und der Prompt nennt Forschung als Thema",
+            "; it is a research call, and the prompt's topic is research",
+        ));
     } else if confirmed && z < TOPIC_Z_WEAK && ok {
         kw.push_str(&l.pick(
             "; die Antragsberechtigung der Nutzer steht im Programm",
@@ -1651,6 +1672,47 @@ mod tests {
         assert!(q.reasoning.contains("Kredit"), "{}", q.reasoning);
         let sentences = q.reasoning.matches(". ").count() + 1;
         assert!((2..=3).contains(&sentences), "{}", q.reasoning);
+    }
+
+    /// A prompt whose topic is research itself takes a research call however far its
+    /// subject lies from the prompt's words; another programme as far does not qualify.
+    #[test]
+    fn a_research_topic_takes_every_research_call() {
+        let cat = real();
+        let p = QualificationPrompt::parse(
+            cat,
+            "Our platform serves universities in Saxony: research projects in any \
+             discipline. Loans are excluded.",
+        );
+        assert!(names_research(&p.topic), "{}", p.topic);
+        // Every programme equally close: the topic alone qualifies none.
+        let n = cat.grants.len();
+        let flat = Similarity {
+            cos: vec![0.8; n],
+            mean: 0.8,
+            std: 0.01,
+            sorted: vec![0.8; n],
+        };
+        let topic = (flat, Vec::new());
+        let by_slug = |s: &str| cat.grant_by_slug(s).unwrap();
+        // ErUM-Pro "Universum": a research call open to universities.
+        let q = qualify_one(cat, &p, Some(&topic), &[], &[], by_slug("erum-2025"));
+        assert!(q.qualified, "{}", q.reasoning);
+        assert!(q.reasoning.contains("research call"), "{}", q.reasoning);
+        // BEG EM, an investment grant for buildings: the topic does not fit.
+        let q = qualify_one(
+            cat,
+            &p,
+            Some(&topic),
+            &[],
+            &[],
+            by_slug("bundesfoerderung-effiziente-gebaeude-em"),
+        );
+        assert!(!q.qualified, "{}", q.reasoning);
+        // KMU-innovativ Biomedizin: a research call, but for companies only.
+        let q = qualify_one(cat, &p, Some(&topic), &[], &[], by_slug("biomedizin"));
+        assert!(!q.qualified, "{}", q.reasoning);
+        assert!(!names_research("Klimaschutz Radwege Kitas"));
     }
 
     /// A prompt written in English gets its reasoning in English.
