@@ -248,7 +248,7 @@ pub(super) struct Scorer<'a> {
     /// (`position × needs + need`).
     need_cosines: Vec<f32>,
     /// What is taken off each need's cosines before the best need is chosen: the share
-    /// [`MatchOptions::need_centering`] of how far the need's mean cosine over the
+    /// [`super::MatchOptions::need_centering`] of how far the need's mean cosine over the
     /// shortlist lies above the needs' average.
     need_offsets: Vec<f32>,
 }
