@@ -195,7 +195,8 @@ impl Engine {
         self.vectors.as_ref()
     }
 
-    /// Ranks grants for a resolved profile given its query vector.
+    /// Ranks grants for a resolved profile given its query vector: the best
+    /// [`matching::MAX_RESULTS`], as the API returns them.
     pub fn rank(
         &self,
         scope: &ResolvedScope,
@@ -203,6 +204,21 @@ impl Engine {
         query: &[f32],
         options: &MatchOptions,
         today: chrono::NaiveDate,
+    ) -> Result<Vec<Match>> {
+        self.rank_up_to(scope, profile, query, options, today, matching::MAX_RESULTS)
+    }
+
+    /// [`Engine::rank`] returning the best `limit` of every programme that reached the
+    /// rule stage (`usize::MAX`: all of them, for offline tuning; the API returns at most
+    /// [`matching::MAX_RESULTS`]).
+    pub fn rank_up_to(
+        &self,
+        scope: &ResolvedScope,
+        profile: &ResolvedProfile,
+        query: &[f32],
+        options: &MatchOptions,
+        today: chrono::NaiveDate,
+        limit: usize,
     ) -> Result<Vec<Match>> {
         let vectors = self.vectors.as_ref().ok_or_else(|| {
             Error::Model(
@@ -233,7 +249,7 @@ impl Engine {
             options,
             today,
         };
-        Ok(matching::rank(&request, matching::MAX_RESULTS))
+        Ok(matching::rank(&request, limit))
     }
 
     /// The lexical query of matching for `profile`: its text, keywords, read topics and
@@ -276,7 +292,8 @@ impl Engine {
         self.lexical_cache.contains(&self.lexical_text(profile))
     }
 
-    /// Embeds the profile (cached) and ranks: the whole matching in one call.
+    /// Embeds the profile (cached) and ranks: the whole matching in one call, the best
+    /// [`matching::MAX_RESULTS`] as the API returns them.
     pub fn match_profile(
         &self,
         embedder: &embed::Embedder,
@@ -284,6 +301,27 @@ impl Engine {
         input: &MatchInput,
         options: &MatchOptions,
         today: chrono::NaiveDate,
+    ) -> Result<(ResolvedProfile, Vec<Match>)> {
+        self.match_profile_up_to(
+            embedder,
+            scope,
+            input,
+            options,
+            today,
+            matching::MAX_RESULTS,
+        )
+    }
+
+    /// [`Engine::match_profile`] returning the best `limit` of every programme that
+    /// reached the rule stage (`usize::MAX`: all of them).
+    pub fn match_profile_up_to(
+        &self,
+        embedder: &embed::Embedder,
+        scope: &ResolvedScope,
+        input: &MatchInput,
+        options: &MatchOptions,
+        today: chrono::NaiveDate,
+        limit: usize,
     ) -> Result<(ResolvedProfile, Vec<Match>)> {
         let profile = input.resolve(&self.catalogue)?;
         if self
@@ -343,7 +381,7 @@ impl Engine {
             .iter()
             .map(|v| vectors::normalized(v))
             .collect();
-        let matches = self.rank(scope, &profile, &query, options, today)?;
+        let matches = self.rank_up_to(scope, &profile, &query, options, today, limit)?;
         Ok((profile, matches))
     }
 

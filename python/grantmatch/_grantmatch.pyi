@@ -220,7 +220,7 @@ class Engine:
         project: Union[Mapping[str, Any], str, None] = None,
         *,
         locale: Optional[str] = None,
-        limit: int = 25,
+        limit: Optional[int] = 25,
         weights: Optional[_WeightsLike] = None,
         calibration: Optional[_CalibrationLike] = None,
         explain: bool = False,
@@ -239,6 +239,9 @@ class Engine:
         ``relevance_score`` (0-100), ``match_category``, ``match_reason``; with
         ``explain=True`` also ``components`` (cosine, semantic, keyword, region,
         target_group, eligibility, deadline, budget) and ``matched_keywords``.
+
+        ``limit``: 1 to 25, as the API returns; ``None``: every programme that reached
+        the rule stage (a few hundred), ranked, for offline re-ranking experiments.
 
         Raises InvalidInputError (the message names the field) or ModelError.
         """

@@ -626,7 +626,9 @@ impl PyEngine {
     ///         `duration`) or a project description string.
     ///     locale: `"de"` or `"en"`, language of `match_reason`; overrides the profile's
     ///         `locale` (default: the profile's, else `"de"`).
-    ///     limit: number of matches, 1 to 25.
+    ///     limit: number of matches, 1 to 25 as the API returns them; None: every
+    ///         programme that reached the rule stage (a few hundred), ranked, for
+    ///         offline tuning (re-ranking experiments on `components`).
     ///     weights: `MatchWeights` or a dict with some of its fields (default: the
     ///         server's weights).
     ///     calibration: `Calibration` or a dict (default: the server's).
@@ -651,7 +653,11 @@ impl PyEngine {
     /// Raises:
     ///     InvalidInputError: a missing or malformed field, an unknown filter value.
     ///     ModelError: no model, or a catalogue embedded with another model.
-    #[pyo3(name = "match", signature = (profile, project=None, *, locale=None, limit=25, weights=None, calibration=None, explain=false, today=None, options=None))]
+    #[pyo3(
+        name = "match",
+        signature = (profile, project=None, *, locale=None, limit=Some(25), weights=None, calibration=None, explain=false, today=None, options=None),
+        text_signature = "($self, profile, project=None, *, locale=None, limit=25, weights=None, calibration=None, explain=False, today=None, options=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn match_<'py>(
         &self,
@@ -659,31 +665,31 @@ impl PyEngine {
         profile: &Bound<'py, PyAny>,
         project: Option<&Bound<'py, PyAny>>,
         locale: Option<&str>,
-        limit: usize,
+        limit: Option<usize>,
         weights: Option<&Bound<'py, PyAny>>,
         calibration: Option<&Bound<'py, PyAny>>,
         explain: bool,
         today: Option<&Bound<'py, PyAny>>,
         options: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        if !(1..=grantmatch_engine::matching::MAX_RESULTS).contains(&limit) {
+        if limit.is_some_and(|l| !(1..=grantmatch_engine::matching::MAX_RESULTS).contains(&l)) {
             return Err(invalid(format!(
-                "limit: must be between 1 and {}",
+                "limit: must be between 1 and {}, or None for every programme that reached the rule stage",
                 grantmatch_engine::matching::MAX_RESULTS
             )));
         }
+        let limit = limit.unwrap_or(usize::MAX);
         let input = match_input(profile, project, locale)?;
         let options = match_options(options, weights, calibration)?;
         let today = parse_today(today)?;
         let embedder = self.embedder()?;
         let matches = self
-            .run_match(py, embedder, &input, &options, today)
+            .run_match(py, embedder, &input, &options, today, limit)
             .map_err(errors::to_py)?;
         to_py_list(
             py,
             matches
                 .iter()
-                .take(limit)
                 .map(|m| match_value(&self.engine, m, explain))
                 .collect(),
         )
@@ -855,12 +861,13 @@ impl PyEngine {
         input: &MatchInput,
         options: &MatchOptions,
         today: NaiveDate,
+        limit: usize,
     ) -> grantmatch_engine::Result<Vec<Match>> {
         let engine = &*self.engine;
         let scope = &self.scope;
         py.detach(|| {
             engine
-                .match_profile(embedder, scope, input, options, today)
+                .match_profile_up_to(embedder, scope, input, options, today, limit)
                 .map(|(_, m)| m)
         })
     }

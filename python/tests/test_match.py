@@ -74,6 +74,19 @@ def test_limit_and_determinism(engine):
             engine.match(SPORT, limit=bad)
 
 
+def test_the_whole_rule_stage_ranking(engine):
+    """limit=None: every programme that reached the rule stage, in the API's order, for
+    offline re-ranking; its first 25 are the API's results."""
+    top = engine.match(SPORT, explain=True)
+    every = engine.match(SPORT, limit=None, explain=True)
+    assert len(every) > 100
+    assert every[:25] == top
+    assert [r["rank"] for r in every] == list(range(1, len(every) + 1))
+    scores = [r["relevance_score"] for r in every]
+    assert scores == sorted(scores, reverse=True)
+    assert all(set(r["components"]) == COMPONENTS for r in every)
+
+
 def test_locale(engine):
     de = engine.match(SPORT, limit=3)
     en = engine.match(SPORT, limit=3, locale="en")

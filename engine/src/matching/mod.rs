@@ -360,7 +360,8 @@ pub struct RankRequest<'a> {
 }
 
 /// Ranks the shortlist of `req` (see the module overview) and returns the best `limit`
-/// (at most [`MAX_RESULTS`]) with their ranks and reasons.
+/// with their ranks and reasons (the API asks for [`MAX_RESULTS`]; a larger `limit`
+/// returns every shortlisted programme, for offline tuning).
 pub fn rank(req: &RankRequest, limit: usize) -> Vec<Match> {
     let shortlist = candidates::shortlist(req);
     let scorer = score::Scorer::new(req, &shortlist);
@@ -381,7 +382,7 @@ pub fn rank(req: &RankRequest, limit: usize) -> Vec<Match> {
                     .cmp(&cat.grants[b.grant as usize].id),
             )
     });
-    results.truncate(limit.min(MAX_RESULTS));
+    results.truncate(limit);
     for (i, m) in results.iter_mut().enumerate() {
         m.rank = i + 1;
         let (_, fit) = score::region_fit(cat, req.profile, m.grant);
