@@ -339,7 +339,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Import {
             dir,
             skip_embeddings,
-        } => cmd::import::run(&data_dir, &dir, &model, skip_embeddings),
+        } => cmd::import::run(&store, &dir, &model, skip_embeddings),
         Command::Model(ModelCmd::Fetch) => cmd::model::fetch(&model),
         Command::Model(ModelCmd::Check) => cmd::model::check(&model),
         Command::Fixtures(c) => cmd::synthetic::run(c),

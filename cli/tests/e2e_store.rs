@@ -92,14 +92,14 @@ fn post(server: &Server, token: &str, body: &Value, respond_async: bool) -> (u16
     }
 }
 
-/// `db migrate` creates the schema (9 migrations) and is idempotent; an unknown URL
+/// `db migrate` creates the schema (10 migrations) and is idempotent; an unknown URL
 /// scheme is refused without echoing a password.
 #[test]
 fn db_migrate_creates_the_schema_once() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    assert_eq!(run_ok(&data, &["db", "migrate"]).trim(), "9");
-    assert_eq!(run_ok(&data, &["db", "migrate"]).trim(), "9");
+    assert_eq!(run_ok(&data, &["db", "migrate"]).trim(), "10");
+    assert_eq!(run_ok(&data, &["db", "migrate"]).trim(), "10");
     assert_eq!(run_ok(&data, &["partner", "list"]), "");
     let err = run_err(
         &data,
@@ -385,6 +385,115 @@ fn replicas_pick_up_a_new_catalogue_without_a_restart() {
     on_hup.signal("HUP");
     wait_for_status(&on_hup, path, &token, 200, Duration::from_secs(10));
     assert_eq!(served_snapshot(&on_hup), new);
+}
+
+fn served_fingerprint(server: &Server) -> String {
+    let r = http(server.addr(), "GET", "/health", None, &[], None).unwrap();
+    r.json()["catalogue"]["fingerprint"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Replicas with data directories of their own on one PostgreSQL database: the
+/// database records the imported catalogue as current, with its files. A replica that
+/// starts with an empty data directory serves it, and a new import on another machine's
+/// data directory reaches it without a restart (`--catalogue-poll 1`). On the embedded
+/// SQLite the data directory's `CURRENT` is the record: an import publishes nothing.
+#[test]
+fn a_replica_with_its_own_data_directory_serves_the_catalogue_recorded_in_the_database() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    run_ok(
+        &data,
+        &[
+            "import",
+            catalogue("test-catalogues/tiny").to_str().unwrap(),
+        ],
+    );
+    let location = grantmatch_server::store::testing::location(&data);
+    if !matches!(location, grantmatch_server::db::Location::Postgres(_)) {
+        let db = grantmatch_server::db::Db::for_tests_in(&data).unwrap();
+        assert_eq!(
+            db.current_catalogue().unwrap(),
+            None,
+            "SQLite: the data directory is the record"
+        );
+        eprintln!("the replica part needs PostgreSQL (make test-postgres)");
+        return;
+    }
+    run_ok(
+        &data,
+        &[
+            "partner",
+            "create",
+            "--name",
+            "Replicated",
+            "--tier",
+            "starter",
+        ],
+    );
+    let token = only_line(&run_ok(
+        &data,
+        &[
+            "token",
+            "create",
+            "--partner",
+            "Replicated",
+            "--scopes",
+            "grants:read",
+        ],
+    ));
+    let own = tmp.path().join("replica-data");
+    let first = Server::start_with(
+        &data,
+        tmp.path(),
+        ServeOpts {
+            name: "first",
+            args: &["--no-rate-limits", "--catalogue-poll", "1"],
+            ..ServeOpts::default()
+        },
+    );
+    let replica = Server::start_with(
+        &own,
+        tmp.path(),
+        ServeOpts {
+            name: "replica",
+            args: &["--no-rate-limits", "--catalogue-poll", "1"],
+            database_of: Some(&data),
+            ..ServeOpts::default()
+        },
+    );
+    let fp = served_fingerprint(&first);
+    assert_eq!(fp.len(), 64, "{fp}");
+    assert_eq!(served_fingerprint(&replica), fp);
+    let (_, list) = replica.get("/api/v1/grants?per_page=100", Some(&token));
+    assert_eq!(list["meta"]["total_count"], 12, "{list}");
+    assert!(replica
+        .log()
+        .contains("installed the catalogue recorded as current in the database"));
+
+    let changed = tiny_with_extra_grant(
+        &tmp.path().join("changed"),
+        "7d3c1a52-1b9e-4c55-9a57-2f1e0c6b7a01",
+        "testprogramm-neu",
+        "Testprogramm Neu nach dem Import",
+    );
+    let o = run(&data, &["import", changed.to_str().unwrap()]);
+    let said = stderr(&o);
+    assert!(o.status.success(), "{said}");
+    assert!(
+        said.contains("recorded as current in the database"),
+        "{said}"
+    );
+    let path = "/api/v1/grants/testprogramm-neu";
+    let took = wait_for_status(&replica, path, &token, 200, Duration::from_secs(15));
+    eprintln!("the replica served the new catalogue after {took:?}");
+    let new = served_fingerprint(&replica);
+    assert_ne!(new, fp);
+    wait_for_status(&first, path, &token, 200, Duration::from_secs(15));
+    assert_eq!(served_fingerprint(&first), new);
+    assert!(own.join("catalogue").join("CURRENT").exists());
 }
 
 /// Rate limits are kept per replica (in memory): each replica allows a token its

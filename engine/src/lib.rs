@@ -71,6 +71,8 @@ pub struct Engine {
     /// Grants in title order (the default order of lists).
     title_order: Vec<Idx>,
     snapshot: Option<PathBuf>,
+    /// The content fingerprint of that snapshot ([`store::SnapshotFiles`]).
+    fingerprint: Option<String>,
     vectors: Option<GrantVectors>,
     /// Folded one-word region names (German and English), left out of lexical queries.
     region_words: std::collections::HashSet<String>,
@@ -129,7 +131,10 @@ impl Engine {
                 dir.display()
             )));
         }
-        Ok(Self::assemble(catalogue, search, Some(dir), vectors))
+        let fingerprint = store::snapshot_fingerprint(&dir)?;
+        let mut engine = Self::assemble(catalogue, search, Some(dir), vectors);
+        engine.fingerprint = Some(fingerprint);
+        Ok(engine)
     }
 
     /// Builds an engine in memory from validated records (tests, tools).
@@ -168,6 +173,7 @@ impl Engine {
             search,
             title_order,
             snapshot,
+            fingerprint: None,
             vectors,
             region_words,
             lexical_cache,
@@ -437,6 +443,12 @@ impl Engine {
     /// Directory of the snapshot this engine was loaded from.
     pub fn snapshot_dir(&self) -> Option<&Path> {
         self.snapshot.as_deref()
+    }
+
+    /// Content fingerprint of the snapshot this engine was loaded from: equal
+    /// fingerprints mean equal catalogues, whichever data directory holds them.
+    pub fn snapshot_fingerprint(&self) -> Option<&str> {
+        self.fingerprint.as_deref()
     }
 
     /// Resolves a partner scope against this catalogue.

@@ -17,7 +17,15 @@
 //! - a snapshot that fails to load is logged once and not retried until `CURRENT`
 //!   names another one (or SIGHUP asks again): the server keeps serving the old one.
 //!
-//! `GET /health` reports the snapshot served in `catalogue.snapshot`.
+//! With PostgreSQL, replicas need not share a data directory: the database records the
+//! current catalogue (`crate::store::catalogue`: `grantmatch import` publishes it), and
+//! before each check a server installs the recorded snapshot into its own data
+//! directory when its `CURRENT` names another one; the check then serves it. A
+//! recorded snapshot that cannot be installed is logged once and not retried until the
+//! record changes (or SIGHUP).
+//!
+//! `GET /health` reports the snapshot served in `catalogue.snapshot` and its content
+//! fingerprint in `catalogue.fingerprint`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -38,6 +46,8 @@ pub struct Watch {
     pub data_dir: PathBuf,
     /// `None`: only on SIGHUP.
     pub poll: Option<Duration>,
+    /// Follow the catalogue the database records as current (PostgreSQL).
+    pub follow_database: bool,
 }
 
 /// The name of the snapshot directory `engine` was loaded from (`None`: built in memory).
@@ -130,6 +140,32 @@ async fn next_check(
     }
 }
 
+/// Installs the catalogue the database records as current into the data directory when
+/// it is not the data directory's current one (the reload that follows serves it).
+async fn follow_database(state: &AppState, data_dir: &Path, failed: &mut Option<String>) {
+    use crate::store::catalogue::DataDirSync;
+    match state
+        .store
+        .sync_catalogue(data_dir.to_path_buf(), failed.clone())
+        .await
+    {
+        Ok(DataDirSync::Failed { fingerprint, error }) => {
+            tracing::error!(
+                %fingerprint,
+                %error,
+                "cannot install the catalogue recorded as current in the database; still serving the previous one"
+            );
+            *failed = Some(fingerprint);
+        }
+        Ok(DataDirSync::Installed(_)) => *failed = None,
+        Ok(_) => {}
+        Err(e) => tracing::warn!(
+            error = %e,
+            "cannot read the catalogue recorded in the database; checking again later"
+        ),
+    }
+}
+
 /// Checks for new snapshots in the background while the server runs (nothing without
 /// [`crate::AppState::with_catalogue_watch`]).
 pub fn spawn_watch(state: Arc<AppState>) {
@@ -143,6 +179,7 @@ pub fn spawn_watch(state: Arc<AppState>) {
             .map_err(|e| tracing::warn!(error = %e, "cannot listen for SIGHUP"))
             .ok();
         let mut failed: Option<PathBuf> = None;
+        let mut failed_install: Option<String> = None;
         loop {
             #[cfg(unix)]
             let retry = next_check(poll, &mut hup).await;
@@ -150,6 +187,10 @@ pub fn spawn_watch(state: Arc<AppState>) {
             let retry = next_check(poll).await;
             if retry {
                 tracing::info!("SIGHUP: checking the data directory for a new catalogue snapshot");
+                failed_install = None;
+            }
+            if watch.follow_database {
+                follow_database(&state, &watch.data_dir, &mut failed_install).await;
             }
             let (st, dir, mut f) = (state.clone(), watch.data_dir.clone(), failed.clone());
             let done = tokio::task::spawn_blocking(move || {

@@ -168,9 +168,11 @@ impl AppState {
     /// Picks up new catalogue snapshots of `data_dir` while serving: on SIGHUP, and every
     /// `poll` when given ([`catalogue`]).
     pub fn with_catalogue_watch(mut self, data_dir: &Path, poll: Option<Duration>) -> Self {
+        let follow_database = matches!(self.store.location(), Some(db::Location::Postgres(_)));
         self.catalogue_watch = Some(catalogue::Watch {
             data_dir: data_dir.to_path_buf(),
             poll,
+            follow_database,
         });
         self
     }
@@ -239,7 +241,9 @@ impl AppState {
     tag = "Service",
     responses((status = 200, description = "The service answers; its state.", body = HealthResponse,
         example = json!({"status": "ok", "state": "ok", "model": "loaded", "database": "ok",
-            "catalogue": {"snapshot": "snap-20261124T162259.636778-13668", "grants": 1434, "embeddings": true}}))),
+            "catalogue": {"snapshot": "snap-20261124T162259.636778-13668",
+                "fingerprint": "5f1c0a4e9b7d2c3e8a6f4b1d0c9e7a5b3f2d1e0c8b7a6f5e4d3c2b1a0f9e8d7c",
+                "grants": 1434, "embeddings": true}}))),
     security(())
 )]
 async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
@@ -263,6 +267,7 @@ async fn health(State(state): State<Arc<AppState>>) -> impl IntoResponse {
         },
         catalogue: HealthCatalogue {
             snapshot: catalogue::snapshot_name(&engine),
+            fingerprint: engine.snapshot_fingerprint().map(str::to_string),
             grants: engine.catalogue.grants.len() as u64,
             embeddings,
         },

@@ -3,20 +3,23 @@
 
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::import::{import_catalogue, Stage};
 use grantmatch_engine::records::CatalogueRecords;
 use grantmatch_engine::{classify, facts};
+use grantmatch_server::db::Location;
+use grantmatch_server::store::catalogue::publish_data_dir;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 
 pub fn run(
-    data_dir: &Path,
+    store: &crate::config::Store,
     source: &Path,
     model: &ModelConfig,
     skip_embeddings: bool,
 ) -> Result<()> {
+    let data_dir = &store.data_dir;
     // Validate before loading the model, so a bad catalogue fails fast and clearly.
     CatalogueRecords::read_dir(source)?;
     let embedder = if skip_embeddings {
@@ -54,6 +57,32 @@ pub fn run(
         s.target_groups,
         s.snapshot.display()
     );
+    publish(store)
+}
+
+/// With PostgreSQL, records the new snapshot as the database's current catalogue, with
+/// its files: every server on that database serves it within its poll interval, also
+/// one with its own data directory (`grantmatch_server::store::catalogue`). The
+/// embedded SQLite lives in the data directory, whose `CURRENT` is the record.
+fn publish(store: &crate::config::Store) -> Result<()> {
+    if !matches!(store.location, Location::Postgres(_)) {
+        return Ok(());
+    }
+    let db = store.open()?;
+    let published = publish_data_dir(&db, &store.data_dir, chrono::Utc::now()).with_context(|| {
+        format!(
+            "the catalogue was imported into {}, but it could not be recorded as current in the database {}: servers on that database keep their catalogue",
+            store.data_dir.display(),
+            store.location.describe()
+        )
+    })?;
+    if let Some((fingerprint, changed)) = published {
+        eprintln!(
+            "catalogue {fingerprint} {} current in the database {}",
+            if changed { "recorded as" } else { "already" },
+            store.location.describe()
+        );
+    }
     Ok(())
 }
 

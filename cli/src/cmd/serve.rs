@@ -6,9 +6,11 @@ use std::time::Duration;
 use crate::config::Store;
 use anyhow::{anyhow, bail, Context, Result};
 use grantmatch_engine::embed::ModelConfig;
+use grantmatch_server::db::Location;
 use grantmatch_server::mailer::SmtpConfig;
 use grantmatch_server::matcher::Matcher;
 use grantmatch_server::ratelimit::RateLimits;
+use grantmatch_server::store::catalogue::{publish_data_dir, sync_data_dir, DataDirSync};
 use grantmatch_server::usage::QuotaPolicy;
 use grantmatch_server::{AppState, HttpConfig};
 
@@ -26,6 +28,7 @@ pub fn run(store: &Store, model: ModelConfig, args: ServeArgs) -> Result<()> {
         .transpose()
         .map_err(|e| anyhow!("--smtp-url: {e}"))?;
     let options = matching::load_options(args.match_options.as_deref())?;
+    follow_database_catalogue(store)?;
     let mut state = AppState::open_with(&store.data_dir, &store.location)
         .context("cannot start the server")?
         .with_matcher(Matcher::new(options, args.match_queue))
@@ -60,5 +63,31 @@ pub fn run(store: &Store, model: ModelConfig, args: ServeArgs) -> Result<()> {
         grantmatch_server::load_model_in_background(state.clone(), model);
         grantmatch_server::serve(state, args.addr, smtp, args.metrics_addr).await
     })?;
+    Ok(())
+}
+
+/// With PostgreSQL, before the catalogue is opened: install the catalogue the database
+/// records as current into the data directory (a new replica starts with an empty one),
+/// or, on a database without a record, record the data directory's catalogue.
+fn follow_database_catalogue(store: &Store) -> Result<()> {
+    if !matches!(store.location, Location::Postgres(_)) {
+        return Ok(());
+    }
+    let db = store.open()?;
+    match sync_data_dir(&db, &store.data_dir, None)? {
+        DataDirSync::NoRecord => {
+            if let Some((fingerprint, _)) =
+                publish_data_dir(&db, &store.data_dir, chrono::Utc::now())?
+            {
+                tracing::info!(%fingerprint, "recorded the data directory's catalogue as current in the database");
+            }
+        }
+        DataDirSync::Failed { fingerprint, error } => tracing::error!(
+            %fingerprint,
+            %error,
+            "cannot install the catalogue recorded as current in the database; serving the data directory's"
+        ),
+        _ => {}
+    }
     Ok(())
 }

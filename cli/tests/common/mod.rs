@@ -213,6 +213,9 @@ pub struct ServeOpts<'a> {
     pub args: &'a [&'a str],
     /// `GRANTMATCH_LOG` for the child; `None`: the binary's default filter.
     pub log_filter: Option<&'a str>,
+    /// On PostgreSQL, use the database of this data directory instead of the server's
+    /// own (a replica with a data directory of its own on a shared database).
+    pub database_of: Option<&'a Path>,
 }
 
 impl Default for ServeOpts<'_> {
@@ -222,6 +225,7 @@ impl Default for ServeOpts<'_> {
             model_dir: None,
             args: &[],
             log_filter: None,
+            database_of: None,
         }
     }
 }
@@ -267,6 +271,12 @@ impl Server {
                 .stderr(log_file);
             if let Some(filter) = opts.log_filter {
                 cmd.env("GRANTMATCH_LOG", filter);
+            }
+            if let Some(grantmatch_server::db::Location::Postgres(url)) = opts
+                .database_of
+                .map(grantmatch_server::store::testing::location)
+            {
+                cmd.env("GRANTMATCH_DATABASE_URL", url);
             }
             let child = cmd
                 .spawn()

@@ -132,6 +132,19 @@ impl Store {
 
     // --- the service -------------------------------------------------------------
 
+    /// Brings the data directory to the catalogue the database records as current
+    /// ([`super::catalogue::sync_data_dir`]).
+    pub async fn sync_catalogue(
+        &self,
+        data_dir: std::path::PathBuf,
+        failed: Option<String>,
+    ) -> Result<super::catalogue::DataDirSync, ServerError> {
+        self.run("catalogue sync", move |db| {
+            super::catalogue::sync_data_dir(db, &data_dir, failed.as_deref())
+        })
+        .await
+    }
+
     /// Whether the database answers (`GET /health`).
     pub async fn ping(&self) -> bool {
         self.run("database ping", |db| Ok(db.ping()))

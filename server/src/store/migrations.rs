@@ -10,7 +10,7 @@
 //! function for migration 8's generation triggers.
 
 /// How many migrations there are: the schema version of a current database.
-pub const VERSIONS: usize = 9;
+pub const VERSIONS: usize = 10;
 
 pub const SQLITE: [&str; VERSIONS] = [
     r#"
@@ -223,6 +223,19 @@ END;
     r#"
 ALTER TABLE email_outbox ADD COLUMN claimed_at TEXT;
 "#,
+    r#"
+CREATE TABLE catalogue_snapshot_files (
+    fingerprint TEXT NOT NULL,
+    name TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (fingerprint, name)
+);
+CREATE TABLE catalogue_current (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    fingerprint TEXT NOT NULL,
+    recorded_at TEXT NOT NULL
+);
+"#,
 ];
 
 pub const POSTGRES: [&str; VERSIONS] = [
@@ -406,5 +419,18 @@ CREATE TRIGGER partner_assessment_generation AFTER INSERT OR DELETE ON partner_a
 "#,
     r#"
 ALTER TABLE email_outbox ADD COLUMN claimed_at TEXT;
+"#,
+    r#"
+CREATE TABLE catalogue_snapshot_files (
+    fingerprint TEXT NOT NULL,
+    name TEXT NOT NULL,
+    data BYTEA NOT NULL,
+    PRIMARY KEY (fingerprint, name)
+);
+CREATE TABLE catalogue_current (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    fingerprint TEXT NOT NULL,
+    recorded_at TEXT NOT NULL
+);
 "#,
 ];

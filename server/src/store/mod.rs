@@ -3,7 +3,7 @@
 //! the billed matching's transaction (`matching`), the usage ledger (`ledger`), usage
 //! statistics and the quota e-mail outbox (`usage`), partner qualification
 //! configuration and results (`qualification`), the dashboard's users and sessions
-//! (`dashboard`), the schema (`migrations`) and the connections (`db`, `conn`, `sql`).
+//! (`dashboard`), the catalogue recorded as current for replicas (`catalogue`), the schema (`migrations`) and the connections (`db`, `conn`, `sql`).
 //! The modules are also reachable at their old paths (`crate::db`,
 //! `crate::matching_store`, `crate::ledger`).
 //!
@@ -34,6 +34,7 @@
 //! runtime (the CLI) calls the database directly.
 
 pub mod api;
+pub mod catalogue;
 pub mod conn;
 pub mod dashboard;
 pub mod db;

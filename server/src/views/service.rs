@@ -60,6 +60,11 @@ pub struct HealthCatalogue {
     /// Name of the snapshot directory (null for a catalogue built in memory).
     #[schema(nullable)]
     pub snapshot: Option<String>,
+    /// SHA-256 over the snapshot's data files (records and embeddings): replicas serve
+    /// the same catalogue exactly when their fingerprints are equal (null for a
+    /// catalogue built in memory).
+    #[schema(nullable)]
+    pub fingerprint: Option<String>,
     pub grants: u64,
     /// True when the catalogue carries grant embeddings (matching needs them).
     pub embeddings: bool,

@@ -116,3 +116,94 @@ async fn a_new_snapshot_is_served_after_a_reload_and_a_broken_one_is_not() {
     assert_eq!(health().await["catalogue"]["snapshot"], name.as_str());
     assert_eq!(get(&state, &auth, new_grant).await.status, 200);
 }
+
+/// The catalogue recorded as current in the database (PostgreSQL replicas with data
+/// directories of their own; the store's part runs on both backends): an import's
+/// snapshot is published with its files once, a data directory without it installs it
+/// and then is up to date, and a recorded snapshot that is not a valid catalogue is
+/// reported as failed and not tried again.
+#[test]
+fn a_data_directory_follows_the_catalogue_recorded_in_the_database() {
+    use grantmatch_engine::store::{snapshot_fingerprint, SnapshotFiles};
+    use grantmatch_server::store::catalogue::{publish_data_dir, sync_data_dir, DataDirSync};
+
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let db = Db::for_tests().unwrap();
+    let now = chrono::Utc::now();
+    assert_eq!(db.current_catalogue().unwrap(), None);
+    assert_eq!(
+        sync_data_dir(&db, b.path(), None).unwrap(),
+        DataDirSync::NoRecord
+    );
+    assert_eq!(publish_data_dir(&db, a.path(), now).unwrap(), None);
+
+    let imported = SnapshotStore::new(a.path())
+        .import(&tiny_dir(), |_, _| Ok(()))
+        .unwrap();
+    let fp = imported.fingerprint.clone();
+    assert_eq!(
+        publish_data_dir(&db, a.path(), now).unwrap(),
+        Some((fp.clone(), true))
+    );
+    assert_eq!(
+        publish_data_dir(&db, a.path(), now).unwrap(),
+        Some((fp.clone(), false)),
+        "the same snapshot again changes nothing"
+    );
+    let record = db.current_catalogue().unwrap().unwrap();
+    assert_eq!(record.fingerprint, fp);
+    let files = db.catalogue_files(&fp).unwrap().unwrap();
+    assert_eq!(files, SnapshotFiles::read(&imported.snapshot).unwrap());
+
+    // An empty data directory installs the recorded snapshot; then it is up to date.
+    assert_eq!(
+        sync_data_dir(&db, b.path(), None).unwrap(),
+        DataDirSync::Installed(fp.clone())
+    );
+    let installed = SnapshotStore::new(b.path()).current().unwrap().unwrap();
+    assert_eq!(snapshot_fingerprint(&installed).unwrap(), fp);
+    let engine = Engine::open(b.path()).unwrap();
+    assert_eq!(engine.snapshot_fingerprint(), Some(fp.as_str()));
+    assert_eq!(engine.catalogue.grants.len(), imported.grants);
+    assert_eq!(
+        sync_data_dir(&db, b.path(), None).unwrap(),
+        DataDirSync::UpToDate
+    );
+
+    // A new import replaces the record and the old files; B installs the new one.
+    let changed = with_extra_grant(&a.path().join("changed-source"));
+    let second = SnapshotStore::new(a.path())
+        .import(&changed, |_, _| Ok(()))
+        .unwrap();
+    assert_ne!(second.fingerprint, fp);
+    publish_data_dir(&db, a.path(), now).unwrap();
+    assert_eq!(db.catalogue_files(&fp).unwrap(), None);
+    assert_eq!(
+        sync_data_dir(&db, b.path(), None).unwrap(),
+        DataDirSync::Installed(second.fingerprint.clone())
+    );
+    assert_eq!(
+        Engine::open(b.path()).unwrap().catalogue.grants.len(),
+        imported.grants + 1
+    );
+
+    // Recorded files that are no valid catalogue: failed, then skipped; B keeps its own.
+    let mut broken = SnapshotFiles::read(&second.snapshot).unwrap();
+    for (name, data) in &mut broken.files {
+        if name == "grants.jsonl" {
+            data.extend_from_slice(b"{\"id\": \"not a grant\"}\n");
+        }
+    }
+    let broken = SnapshotFiles::from_files(broken.files);
+    assert!(db.publish_catalogue(&broken, now).unwrap());
+    match sync_data_dir(&db, b.path(), None).unwrap() {
+        DataDirSync::Failed { fingerprint, .. } => assert_eq!(fingerprint, broken.fingerprint),
+        other => panic!("expected a failed install, got {other:?}"),
+    }
+    assert_eq!(
+        sync_data_dir(&db, b.path(), Some(&broken.fingerprint)).unwrap(),
+        DataDirSync::Skipped(broken.fingerprint.clone())
+    );
+    let live = SnapshotStore::new(b.path()).current().unwrap().unwrap();
+    assert_eq!(snapshot_fingerprint(&live).unwrap(), second.fingerprint);
+}
