@@ -232,7 +232,7 @@ class Engine:
         ``options``: every match option in one dict, the format of the CLI's
         ``--options`` file (``weights``, ``calibration``, ``keyword_factor_en``,
         ``glossary_weight``, ``need_weight``, ``need_centering``, ``topic_open_semantic``,
-        ``topic_open_wanted_semantic``); ``weights``/``calibration`` replace parts.
+        ``topic_open_wanted_semantic``, ``national_region``); ``weights``/``calibration`` replace parts.
 
         ``profile`` is an ``organization_profile`` dict, a whole request body, or a
         description string. Each match: ``rank``, ``grant_id``, ``slug``, ``title``,
@@ -318,10 +318,14 @@ def import_catalogue(
     """Validates, embeds, re-classifies derived labels and installs a catalogue
     directory, as ``grantmatch import``.
 
-    Returns ``snapshot``, the record counts, ``embedded``/``reused`` vector counts and
+    Returns ``snapshot``, ``fingerprint`` (SHA-256 over the snapshot's records and
+    embeddings, as ``GET /health`` reports it), the record counts, ``embedded``/``reused``
+    vector counts and
     ``reclassified`` (grants whose derived labels were re-assigned by embeddings) and
     ``previous_vectors_error`` (why the previous snapshot's vectors could not be reused,
-    every grant then embedded again; ``None`` normally).
+    every grant then embedded again; ``None`` normally). It writes the data directory
+    only: servers on a shared PostgreSQL database follow the catalogue ``grantmatch
+    import`` records there.
     """
 
 def default_data_dir() -> str:

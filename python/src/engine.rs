@@ -643,7 +643,7 @@ impl PyEngine {
     ///     options: every option in one dict, the format of the CLI's `--options` and
     ///         the server's `--match-options` files (`weights`, `calibration`,
     ///         `keyword_factor_en`, `glossary_weight`, `need_weight`, `need_centering`, `topic_open_semantic`,
-    ///         `topic_open_wanted_semantic`); `weights` and
+    ///         `topic_open_wanted_semantic`, `national_region`); `weights` and
     ///         `calibration` arguments replace those parts.
     ///
     /// Returns:

@@ -89,6 +89,7 @@ fn import_catalogue<'py>(
     let summary = &report.summary;
     let d = PyDict::new(py);
     d.set_item("snapshot", summary.snapshot.display().to_string())?;
+    d.set_item("fingerprint", &summary.fingerprint)?;
     d.set_item("grants", summary.grants)?;
     d.set_item("grant_providers", summary.grant_providers)?;
     d.set_item("regions", summary.regions)?;

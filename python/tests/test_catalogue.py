@@ -181,13 +181,16 @@ def test_import_catalogue(tmp_path, model_dir):
     assert (s["grants"], s["embedded"], s["reused"]) == (12, 12, 0)
     assert s["regions"] == 6 and s["grant_providers"] == 3
     assert s["reclassified"] >= 0 and set(s) == {
-        "snapshot", "grants", "grant_providers", "regions", "grant_areas",
+        "snapshot", "fingerprint", "grants", "grant_providers", "regions", "grant_areas",
         "eligible_entities", "target_groups", "embedded", "reused", "reclassified",
         "previous_vectors_error",
     }
     assert s["previous_vectors_error"] is None
     again = grantmatch.import_catalogue(str(TINY), str(d), model_dir, model_variant="int8")
     assert (again["embedded"], again["reused"]) == (0, 12)
+    # the same content: the same fingerprint (as the snapshot's FINGERPRINT file says)
+    assert len(s["fingerprint"]) == 64 and again["fingerprint"] == s["fingerprint"]
+    assert (Path(again["snapshot"]) / "FINGERPRINT").read_text().strip() == s["fingerprint"]
     # unreadable vectors of the current snapshot: everything is embedded again, and the
     # report says why (nothing is dropped silently)
     (Path(again["snapshot"]) / "embeddings.json").write_text("{not json")

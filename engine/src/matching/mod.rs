@@ -161,6 +161,9 @@ pub struct MatchOptions {
     /// may use, of the instrument it seeks. The higher of the two floors applies; default
     /// 0.7 (tuning sets, see the README).
     pub topic_open_wanted_semantic: f32,
+    /// The region component of a nationwide programme for an organisation in one of its
+    /// Länder (a programme of the organisation's own Land has 1.0). Default 0.7.
+    pub national_region: f32,
 }
 
 impl Default for MatchOptions {
@@ -174,6 +177,7 @@ impl Default for MatchOptions {
             glossary_weight: crate::glossary::GERMAN_TERMS_WEIGHT,
             topic_open_semantic: 0.5,
             topic_open_wanted_semantic: 0.7,
+            national_region: 0.7,
         }
     }
 }
@@ -385,7 +389,7 @@ pub fn rank(req: &RankRequest, limit: usize) -> Vec<Match> {
     results.truncate(limit);
     for (i, m) in results.iter_mut().enumerate() {
         m.rank = i + 1;
-        let (_, fit) = score::region_fit(cat, req.profile, m.grant);
+        let (_, fit) = score::region_fit(cat, req.profile, m.grant, req.options.national_region);
         m.match_reason = reason::explain(cat, req.profile, m, fit, req.today);
     }
     results

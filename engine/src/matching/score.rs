@@ -162,10 +162,16 @@ fn checks_of(
 
 /// How programme `g` relates to the profile's regions, or, for a profile without any, to
 /// the Länder its texts name ([`ResolvedProfile::located_regions`]), and the region
-/// component: 1.0 own region, 0.7 national, 0.5 continent or a part of the region, 0.7
+/// component: 1.0 own region, `national` for a nationwide programme
+/// ([`super::MatchOptions::national_region`]), 0.5 continent or a part of the region, 0.7
 /// when the profile names and locates none, 0.0 a programme elsewhere (only a located
 /// profile meets one: `regions` filter the candidates).
-pub(super) fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, RegionFit) {
+pub(super) fn region_fit(
+    cat: &Catalogue,
+    p: &ResolvedProfile,
+    g: Idx,
+    national: f32,
+) -> (f32, RegionFit) {
     let located = p.regions.is_empty();
     let own = if located {
         &p.located_regions
@@ -187,7 +193,7 @@ pub(super) fn region_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (f32, 
             } else if cat.region_within(o, r) {
                 match cat.regions[r as usize].region_type {
                     RegionType::State => (1.0, RegionFit::Local(r)),
-                    RegionType::Country => (0.7, RegionFit::Wider(r)),
+                    RegionType::Country => (national, RegionFit::Wider(r)),
                     RegionType::Continent => (0.5, RegionFit::Wider(r)),
                 }
             } else if located {
@@ -395,7 +401,7 @@ impl<'a> Scorer<'a> {
         let grant = &cat.grants[g as usize];
         let (semantic, matched_need) = self.semantic(at, cosine);
         let (keyword, matched_keywords) = self.keyword(g);
-        let (region, fit) = region_fit(cat, profile, g);
+        let (region, fit) = region_fit(cat, profile, g, self.req.options.national_region);
         let groups = cat.grant_target_groups(g);
         let target_group = if profile.target_groups.is_empty() || groups.is_empty() {
             0.5
