@@ -290,12 +290,51 @@ fn wait_for_status(
     }
 }
 
-fn served_snapshot(server: &Server) -> String {
+/// `catalogue.FIELD` of the server's `GET /health` (`snapshot`, `fingerprint`).
+fn served(server: &Server, field: &str) -> String {
     let r = http(server.addr(), "GET", "/health", None, &[], None).unwrap();
-    r.json()["catalogue"]["snapshot"]
+    r.json()["catalogue"][field]
         .as_str()
         .unwrap_or_default()
         .to_string()
+}
+
+fn served_snapshot(server: &Server) -> String {
+    served(server, "snapshot")
+}
+
+/// The tiny catalogue imported without the model, and a starter partner with a token
+/// for reading grants.
+fn tiny_with_reader(data: &Path) -> String {
+    run_ok(
+        data,
+        &[
+            "import",
+            catalogue("test-catalogues/tiny").to_str().unwrap(),
+        ],
+    );
+    run_ok(
+        data,
+        &[
+            "partner",
+            "create",
+            "--name",
+            "Replicated",
+            "--tier",
+            "starter",
+        ],
+    );
+    only_line(&run_ok(
+        data,
+        &[
+            "token",
+            "create",
+            "--partner",
+            "Replicated",
+            "--scopes",
+            "grants:read",
+        ],
+    ))
 }
 
 /// A new import is served without a restart: a replica polling the data directory
@@ -306,35 +345,7 @@ fn served_snapshot(server: &Server) -> String {
 fn replicas_pick_up_a_new_catalogue_without_a_restart() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    run_ok(
-        &data,
-        &[
-            "import",
-            catalogue("test-catalogues/tiny").to_str().unwrap(),
-        ],
-    );
-    run_ok(
-        &data,
-        &[
-            "partner",
-            "create",
-            "--name",
-            "Replicated",
-            "--tier",
-            "starter",
-        ],
-    );
-    let token = only_line(&run_ok(
-        &data,
-        &[
-            "token",
-            "create",
-            "--partner",
-            "Replicated",
-            "--scopes",
-            "grants:read",
-        ],
-    ));
+    let token = tiny_with_reader(&data);
     let opts = |name, args| ServeOpts {
         name,
         args,
@@ -388,11 +399,7 @@ fn replicas_pick_up_a_new_catalogue_without_a_restart() {
 }
 
 fn served_fingerprint(server: &Server) -> String {
-    let r = http(server.addr(), "GET", "/health", None, &[], None).unwrap();
-    r.json()["catalogue"]["fingerprint"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    served(server, "fingerprint")
 }
 
 /// Replicas with data directories of their own on one PostgreSQL database: the
@@ -404,13 +411,7 @@ fn served_fingerprint(server: &Server) -> String {
 fn a_replica_with_its_own_data_directory_serves_the_catalogue_recorded_in_the_database() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    run_ok(
-        &data,
-        &[
-            "import",
-            catalogue("test-catalogues/tiny").to_str().unwrap(),
-        ],
-    );
+    let token = tiny_with_reader(&data);
     let location = grantmatch_server::store::testing::location(&data);
     if !matches!(location, grantmatch_server::db::Location::Postgres(_)) {
         let db = grantmatch_server::db::Db::for_tests_in(&data).unwrap();
@@ -422,28 +423,6 @@ fn a_replica_with_its_own_data_directory_serves_the_catalogue_recorded_in_the_da
         eprintln!("the replica part needs PostgreSQL (make test-postgres)");
         return;
     }
-    run_ok(
-        &data,
-        &[
-            "partner",
-            "create",
-            "--name",
-            "Replicated",
-            "--tier",
-            "starter",
-        ],
-    );
-    let token = only_line(&run_ok(
-        &data,
-        &[
-            "token",
-            "create",
-            "--partner",
-            "Replicated",
-            "--scopes",
-            "grants:read",
-        ],
-    ));
     let own = tmp.path().join("replica-data");
     let first = Server::start_with(
         &data,
