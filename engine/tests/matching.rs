@@ -858,11 +858,11 @@ fn check_reason(
     // Topic strength follows the semantic component.
     let s = m.components.semantic;
     let strength = match (de, s) {
-        (true, x) if x >= 0.75 => "Inhaltlich hohe",
-        (true, x) if x >= 0.4 => "Inhaltlich gute",
+        (true, x) if x >= 0.85 => "Inhaltlich hohe",
+        (true, x) if x >= 0.6 => "Inhaltlich gute",
         (true, _) => "Inhaltlich teilweise",
-        (false, x) if x >= 0.75 => "High topical",
-        (false, x) if x >= 0.4 => "Good topical",
+        (false, x) if x >= 0.85 => "High topical",
+        (false, x) if x >= 0.6 => "Good topical",
         (false, _) => "Partial topical",
     };
     assert!(

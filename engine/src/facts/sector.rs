@@ -32,6 +32,8 @@ pub enum Sector {
     Aviation,
     Transport,
     Tourism,
+    Childcare,
+    Sport,
     CoalRegions,
     International,
 }
@@ -110,6 +112,16 @@ fn rules() -> &'static [Rule] {
                 r"touris|hotel|gast|ferien|holiday|travel|reise|urlaub|camping|pension|beherberg|übernacht|visitor|besucher",
             ),
             (
+                Childcare,
+                r"frühkindlich|kindertages|\bkitas?\b|kinderbetreuung|kinderkrippe",
+                r"\bkitas?\b|kindertages|kindergart|kinderbetreuung|krippe|frühkindlich|tagesmutter|tagesmütter|tagespflege|erzieher|\bkinder|\bchild|daycare|day care|nursery|preschool|\beltern|parents",
+            ),
+            (
+                Sport,
+                r"\bsport",
+                r"sport|schwimm|\bswim|\bbad\b|bäder|\bturn(en|er|halle|verein)|gymnast|fußball|football|soccer|handball|volleyball|basketball|hockey|tennis|\breit(en|er|sport|verein|halle)|\bski(en|ing|club|verein)?\b|kletter|climbing|athlet|fitness|\bbewegung|übungsleiter|\btanz|\bdanc|\bruder|rowing|\bkanu|canoe|kayak|\bsegel|sailing|\bgolf|\byoga|\bjudo|karate|\bbox(en|ing)|\bschach|chess",
+            ),
+            (
                 CoalRegions,
                 r"\bkohle\b|kohleregion|kohlekraftwerk|braunkohle|steinkohle|\brevier",
                 r"kohle|coal|revier|lausitz|lusatia|strukturwandel|structural change|strukturstärk|bergbau|mining|tagebau|cottbus|spremberg|weißwasser|hoyerswerda|görlitz|bautzen|leipzig|\bhalle\b|merseburg|zeitz|altenburg|helmstedt|aachen|düren|mönchengladbach|erftkreis|rhein-erft|heinsberg",
@@ -147,6 +159,8 @@ impl Sector {
             Self::Aviation => "Luft- und Raumfahrt",
             Self::Transport => "Verkehr und Fahrzeuge",
             Self::Tourism => "Tourismus und Gastgewerbe",
+            Self::Childcare => "Kindertagesbetreuung",
+            Self::Sport => "Sport",
             Self::CoalRegions => "Kohleregionen",
             Self::International => "internationale Zusammenarbeit und Auslandsgeschäft",
         }
@@ -165,6 +179,8 @@ impl Sector {
             Self::Aviation => "aviation and space",
             Self::Transport => "transport and vehicles",
             Self::Tourism => "tourism and hospitality",
+            Self::Childcare => "childcare",
+            Self::Sport => "sport",
             Self::CoalRegions => "coal regions",
             Self::International => "international cooperation and business abroad",
         }
@@ -298,10 +314,13 @@ mod tests {
             of_title("NEXT.IN.NRW – Produkte aus Kultur, Medien, Kreativwirtschaft"),
             [Media, Culture]
         );
-        // Words inside other words are no sector: "Verlagerung", "Kindertagespflege",
-        // "Willkommenskultur".
+        // Words inside other words are no sector: "Verlagerung", "Kindertagespflege" (no
+        // care of the sick or elderly), "Willkommenskultur".
         assert!(of_title("Modernisierung zur Verlagerung von Gütern").is_empty());
-        assert!(of_title("Betriebskosten der Kindertagespflege").is_empty());
+        assert_eq!(
+            of_title("Betriebskosten der Kindertagespflege"),
+            [Childcare]
+        );
         assert!(of_title("Willkommenskultur in Unternehmen").is_empty());
         assert!(of_title("Markterschließungsprogramm für KMU").is_empty());
         assert_eq!(
@@ -311,6 +330,31 @@ mod tests {
         assert!(
             of_title("Vermeidung von Kohlendioxidemissionen durch Biomasseheizwerke").is_empty()
         );
+    }
+
+    /// Programmes for childcare or sport suit organisations that speak of them: a
+    /// shipyard that wants to train apprentices is no Kita, a company's coaching or
+    /// turnover is no sport.
+    #[test]
+    fn childcare_and_sport_programmes_need_a_profile_about_them() {
+        let kita_staff = of_title(
+            "Maßnahmen freier Träger und Kommunen zur Fachkräftegewinnung in der frühkindlichen Bildung und Betreuung",
+        );
+        assert_eq!(kita_staff, [Childcare]);
+        let shipyard = in_profile(
+            "Die Bootswerft baut Segelyachten. Wir möchten mehr Lehrlinge ausbilden und Fachkräfte gewinnen.",
+        );
+        assert!(misfit(&kita_staff, &shipyard));
+        let kita = in_profile("Unser Verein betreibt zwei Kitas mit 120 Plätzen.");
+        assert!(!misfit(&kita_staff, &kita));
+        let sports_grounds = of_title("Förderung des Sportstättenbaus");
+        assert_eq!(sports_grounds, [Sport]);
+        let pool = in_profile("Unser Förderverein betreibt das Waldschwimmbad der Stadt.");
+        assert!(!misfit(&sports_grounds, &pool));
+        let firm = in_profile(
+            "We want coaching for our managers; our annual turnover is 4 million euros.",
+        );
+        assert!(misfit(&sports_grounds, &firm));
     }
 
     #[test]

@@ -311,6 +311,23 @@ mod tests {
         }
     }
 
+    /// Measures name the programmes that fund them: ventilation of an existing building
+    /// is building efficiency (BEG), a furnace's waste heat is process heat (EEW).
+    #[test]
+    fn energy_measures_reach_the_programmes_that_fund_them() {
+        let related = related_de(
+            "Die Lüftung ist veraltet; wir wollen eine Lüftungsanlage mit Wärmerückgewinnung einbauen.",
+            usize::MAX,
+        );
+        for term in ["effiziente Gebäude", "Energieeffizienz"] {
+            assert!(related.contains(&term), "{term} in {related:?}");
+        }
+        let t = translate("We want to replace our melting furnaces and use the waste heat.");
+        for term in ["Prozesswärme", "Abwärme", "Energieeffizienz"] {
+            assert!(t.contains(&term), "{term} in {t:?}");
+        }
+    }
+
     #[test]
     fn longest_phrase_wins_and_plurals_fold() {
         let t = translate("We plan heat pumps and roof insulation for our buildings.");
