@@ -1,6 +1,6 @@
 //! A bounded, thread-safe cache of values computed from a text, keyed by the text's
-//! SHA-256: the query vectors of the embedder and the lexical (BM25) scores of
-//! matching. Full means cleared: simple and cheap, and a partner's repeated profile is
+//! SHA-256: the query vectors of the embedder, and the resolved profiles (by the
+//! request's JSON) and lexical (BM25) scores of matching. Full means cleared: simple and cheap, and a partner's repeated profile is
 //! cached again by its next request.
 
 use std::collections::HashMap;

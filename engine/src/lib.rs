@@ -10,7 +10,7 @@
 //!   derived from neighbours ([`classify`]);
 //! - [`facts`]: what the engine knows of every programme (who may apply, what kind);
 //! - a bounded cache of values computed from a text ([`cache`]: query vectors, the
-//!   lexical scores of matching);
+//!   resolved profiles and lexical scores of matching);
 //! - partner scopes ([`scope`]), listing with filters ([`query`]) and the typed views
 //!   of records and matches that every front-end shows ([`views`]; with the `openapi`
 //!   feature they and the enums inside derive `utoipa::ToSchema`, for the server's
@@ -63,8 +63,8 @@ use search::SearchIndex;
 use store::SnapshotStore;
 
 /// A loaded catalogue with its search index, ready to answer queries. Immutable but for
-/// a bounded cache of matching's lexical queries (behind a lock), and shareable across
-/// threads (`Arc<Engine>`).
+/// bounded caches of matching's resolved profiles and lexical queries (behind locks), and
+/// shareable across threads (`Arc<Engine>`).
 pub struct Engine {
     pub catalogue: Catalogue,
     search: SearchIndex,
@@ -79,6 +79,9 @@ pub struct Engine {
     /// BM25 scores of recent lexical queries of matching (a repeated profile skips the
     /// search, as it skips the model through the embedder's query cache).
     lexical_cache: cache::TextCache<LexicalScores>,
+    /// Recently resolved profiles by their request (a repeated profile skips reading
+    /// its texts again: sectors, applicants, needs and glossary terms).
+    profile_cache: cache::TextCache<ResolvedProfile>,
 }
 
 /// BM25 score of every grant a lexical query finds.
@@ -87,6 +90,9 @@ type LexicalScores = std::collections::HashMap<Idx, f32>;
 /// Lexical queries of matching cached at most (fewer in a large catalogue: about two
 /// million cached scores in all, at least 8 queries).
 pub const LEXICAL_CACHE_MAX: usize = 256;
+
+/// Resolved profiles cached at most.
+pub const PROFILE_CACHE_MAX: usize = 1024;
 
 fn lexical_cache_capacity(grants: usize) -> usize {
     (2_000_000 / grants.max(1)).clamp(8, LEXICAL_CACHE_MAX)
@@ -177,6 +183,7 @@ impl Engine {
             vectors,
             region_words,
             lexical_cache,
+            profile_cache: cache::TextCache::new(PROFILE_CACHE_MAX),
         }
     }
 
@@ -329,7 +336,7 @@ impl Engine {
         today: chrono::NaiveDate,
         limit: usize,
     ) -> Result<(ResolvedProfile, Vec<Match>)> {
-        let profile = input.resolve(&self.catalogue)?;
+        let profile = self.resolve_profile(input)?;
         if self
             .vectors
             .as_ref()
@@ -389,6 +396,22 @@ impl Engine {
             .collect();
         let matches = self.rank_up_to(scope, &profile, &query, options, today, limit)?;
         Ok((profile, matches))
+    }
+
+    /// `input` resolved against the catalogue: cached by the request's JSON, as resolving
+    /// reads the profile's texts (a good part of a repeated profile's time).
+    pub fn resolve_profile(&self, input: &MatchInput) -> Result<ResolvedProfile> {
+        let key = serde_json::to_string(input)
+            .map_err(|e| Error::InvalidInput(format!("unserialisable profile: {e}")))?;
+        let resolved = self.profile_cache.get_or_try_insert(&key, || {
+            input.resolve(&self.catalogue).map(std::sync::Arc::new)
+        })?;
+        Ok(ResolvedProfile::clone(&resolved))
+    }
+
+    /// True when the resolution of `input` is cached (tests).
+    pub fn is_profile_cached(&self, input: &MatchInput) -> bool {
+        serde_json::to_string(input).is_ok_and(|key| self.profile_cache.contains(&key))
     }
 
     /// Matches one labelled profile and scores the ranking against its judgements

@@ -708,6 +708,20 @@ fn ranking_is_deterministic_and_queries_are_cached() {
         .unwrap();
     assert_eq!(a, b);
     assert!(!a.is_empty());
+    // The resolved profile is cached by the whole request: the same organisation with
+    // another region is resolved anew, not served the cached Berlin profile.
+    assert!(engine.is_profile_cached(&input));
+    let mut moved = input.clone();
+    moved.organization_profile.as_mut().unwrap().regions = vec!["bayern".into()];
+    assert!(!engine.is_profile_cached(&moved));
+    let (q, _) = engine
+        .match_profile(&embedder, &scope, &moved, &MatchOptions::default(), today)
+        .unwrap();
+    assert_ne!(q.regions, p.regions);
+    assert_eq!(
+        engine.resolve_profile(&moved).unwrap(),
+        moved.resolve(&engine.catalogue).unwrap()
+    );
 }
 
 // ---------------------------------------------------------------------------------

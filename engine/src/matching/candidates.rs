@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use chrono::NaiveDate;
+use rayon::prelude::*;
 
 use crate::catalogue::{Catalogue, Idx};
 use crate::profile::ResolvedProfile;
@@ -131,8 +132,18 @@ pub(super) fn shortlist(req: &RankRequest) -> Vec<(Idx, f32)> {
             yes
         }
     };
-    // Semantic stage: the best by cosine among the candidates …
-    let mut scored = vectors.top_k(query, SHORTLIST, keep);
+    // Semantic stage: the best by cosine among the candidates, and the best for each
+    // need (scanned in parallel, merged below in need order) …
+    let (mut scored, need_tops) = rayon::join(
+        || vectors.top_k(query, SHORTLIST, keep),
+        || {
+            profile
+                .need_vectors
+                .par_iter()
+                .map(|nv| vectors.top_k(nv, NEED_SHORTLIST, keep))
+                .collect::<Vec<_>>()
+        },
+    );
     // … plus the best by BM25 among the candidates (exact cosines for those too).
     let mut by_lexical: Vec<(Idx, f32)> = lexical.iter().map(|(&g, &l)| (g, l)).collect();
     by_lexical.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -155,10 +166,9 @@ pub(super) fn shortlist(req: &RankRequest) -> Vec<(Idx, f32)> {
         scored.extend(open);
     }
     // … plus the best for each need of the profile.
-    for nv in &profile.need_vectors {
+    for top in need_tops {
         seen.extend(scored.iter().map(|x| x.0));
-        let more: Vec<(Idx, f32)> = vectors
-            .top_k(nv, NEED_SHORTLIST, keep)
+        let more: Vec<(Idx, f32)> = top
             .into_iter()
             .filter(|(g, _)| !seen.contains(g))
             .map(|(g, _)| (g, dot(vectors.row(g as usize), query)))
