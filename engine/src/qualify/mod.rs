@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 19;
+pub const METHOD_VERSION: u32 = 20;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -1389,6 +1389,40 @@ mod tests {
             p.applicant_types,
             vec![ApplicantType::Association, ApplicantType::PrivatePerson]
         );
+    }
+
+    #[test]
+    fn partners_named_after_with_are_no_users() {
+        use ApplicantType::*;
+        let cat = real();
+        // A university portal: the companies are its users' partners, and "open only to
+        // companies" rules out programmes for companies alone.
+        let p = QualificationPrompt::parse(
+            cat,
+            "Our service helps universities and research institutes in Bavaria find funding: \
+             research projects in any discipline, collaborative R&D with companies, and \
+             technology transfer. Programmes open only to companies do not qualify.",
+        );
+        assert_eq!(p.applicant_types, vec![University, ResearchInstitution]);
+        assert!(p.excluded_applicant_types.contains(&Company));
+        let company_forms = ApplicantType::Company.entity_codes();
+        assert!(p
+            .entities
+            .iter()
+            .all(|&e| !company_forms.contains(&cat.eligible_entities[e as usize].code.as_str())));
+        // German, a list of partners after "gemeinsam mit", up to the comma.
+        let p = QualificationPrompt::parse(
+            cat,
+            "Vereine in Sachsen, die gemeinsam mit Kommunen und Schulen Jugendarbeit \
+             organisieren, suchen Zuschüsse.",
+        );
+        assert_eq!(p.applicant_types, vec![Association]);
+        // Without "mit" the same words are users.
+        let p = QualificationPrompt::parse(
+            cat,
+            "Vereine und Kommunen in Sachsen, die Jugendarbeit organisieren, suchen Zuschüsse.",
+        );
+        assert_eq!(p.applicant_types, vec![Association, Municipality]);
     }
 
     #[test]

@@ -82,6 +82,12 @@ const ONLY_WORDS: &[&str] = &["nur", "ausschliesslich", "lediglich", "only", "ex
 /// How many words after a negation or "nur" it governs.
 const MODIFIER_REACH: usize = 6;
 
+/// Words after which organisations are partners, not the users ("Verbundprojekte mit
+/// Unternehmen", "collaborative R&D with companies", "gemeinsam mit Kommunen").
+const PARTNER_WORDS: &[&str] = &["mit", "with"];
+/// How many tokens after a partner word name the partners (up to a comma).
+const PARTNER_REACH: usize = 4;
+
 /// Words that carry no topic ("Programme, die ... nutzen können").
 const FILLER_WORDS: &[&str] = &[
     "plattform",
@@ -619,6 +625,32 @@ fn topic_list_items(clause: &str) -> Vec<String> {
     }
 }
 
+/// Per token: it follows a partner word ([`PARTNER_WORDS`]) in its clause, by at most
+/// [`PARTNER_REACH`] tokens and before a comma.
+fn partner_tokens(tokens: &[(usize, String)]) -> Vec<bool> {
+    let mut out = vec![false; tokens.len()];
+    let mut left = 0;
+    for (i, (c, t)) in tokens.iter().enumerate() {
+        if i > 0 && tokens[i - 1].0 != *c {
+            left = 0;
+        }
+        if left > 0 {
+            out[i] = true;
+            left -= 1;
+            if t.ends_with([',', '.', ';']) {
+                left = 0;
+            }
+        }
+        let bare = t
+            .trim_matches(|ch: char| !ch.is_alphanumeric())
+            .to_lowercase();
+        if PARTNER_WORDS.contains(&bare.as_str()) && !t.ends_with([',', '.', ';']) {
+            left = PARTNER_REACH;
+        }
+    }
+    out
+}
+
 fn is_modifier_context(words: &[Word], i: usize, set: &[&str]) -> bool {
     let clause = words[i].clause;
     (i.saturating_sub(MODIFIER_REACH)..i)
@@ -640,6 +672,8 @@ struct Reading {
     consumed: Vec<bool>,
     /// Per token: read as a place (a region, a town, "bundesweit").
     place: Vec<bool>,
+    /// Per token: names partners of the users, not the users ("mit Unternehmen").
+    partner: Vec<bool>,
 }
 
 impl Reading {
@@ -678,6 +712,7 @@ impl Reading {
         }
         let consumed = vec![false; tokens.len()];
         let place = vec![false; tokens.len()];
+        let partner = partner_tokens(&tokens);
         Reading {
             clauses: clause_texts,
             excl,
@@ -685,7 +720,19 @@ impl Reading {
             words,
             consumed,
             place,
+            partner,
         }
+    }
+
+    /// Clause `c` without the tokens that name partners: whom it names as users.
+    fn users_text(&self, c: usize) -> String {
+        self.tokens
+            .iter()
+            .zip(&self.partner)
+            .filter(|((tc, _), partner)| *tc == c && !**partner)
+            .map(|((_, t), _)| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The item names nothing but places read in clause `c` ("in Schleswig-Holstein",
@@ -830,6 +877,7 @@ impl QualificationPrompt {
     /// Regions and eligible entities: n-grams of up to 5 words, longest first.
     fn read_regions_and_entities(&mut self, cat: &Catalogue, r: &mut Reading) {
         let (words, excl, consumed, place) = (&r.words, &r.excl, &mut r.consumed, &mut r.place);
+        let partner = &r.partner;
         let region_names: Vec<(String, Idx)> = cat
             .regions
             .iter()
@@ -869,6 +917,8 @@ impl QualificationPrompt {
                     .collect::<Vec<_>>()
                     .join(" ");
                 let negated = is_modifier_context(words, start, NEGATORS) || excl[span[0].clause];
+                // Partners ("mit Unternehmen") are read, so no topic, but are no users.
+                let users = !negated && !partner[span[0].token];
                 let preposition = start > 0
                     && ["in", "aus", "nach", "within"].contains(&words[start - 1].folded.as_str());
                 let mut hit = false;
@@ -904,7 +954,7 @@ impl QualificationPrompt {
                                 .flatten()
                                 .any(|s| s == name))
                 }) {
-                    if !negated && !self.entities.contains(&e) {
+                    if users && !self.entities.contains(&e) {
                         self.entities.push(e);
                     }
                     hit = true;
@@ -930,7 +980,7 @@ impl QualificationPrompt {
                             if ApplicantType::Company
                                 .entity_codes()
                                 .contains(&ent.code.as_str())
-                                && !negated
+                                && users
                                 && !self.entities.contains(&(e as Idx))
                             {
                                 self.entities.push(e as Idx);
@@ -1045,8 +1095,9 @@ impl QualificationPrompt {
                     }
                 }
             } else {
-                for t in applicant_words(clause) {
-                    if t == ApplicantType::PrivatePerson && !names_private_persons(clause) {
+                let users = r.users_text(c);
+                for t in applicant_words(&users) {
+                    if t == ApplicantType::PrivatePerson && !names_private_persons(&users) {
                         people_served = true;
                     } else if !self.applicant_types.contains(&t) {
                         self.applicant_types.push(t);
