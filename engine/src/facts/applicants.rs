@@ -112,6 +112,17 @@ const ARTICLES: &[&str] = &[
     "ein", "eine", "einer", "einem", "einen", "die", "das", "den", "dem",
 ];
 
+/// "als Familie mit geringem Einkommen", "als ungewollt kinderloses Paar", "als Haushalt
+/// mit niedrigem Einkommen": a household applies for itself, a private person. Read in
+/// the "als" phrases of programme texts only: in a profile or a prompt, families are
+/// whom an organisation serves.
+fn household(phrase: &str) -> Option<ApplicantType> {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| re(r"^(\S+ ){0,3}(Familie|Paar|Haushalt|Ehepaar|Alleinerziehende)\b"))
+        .is_match(phrase)
+        .then_some(ApplicantType::PrivatePerson)
+}
+
 /// The sentences of a text (split after . ! ? followed by a space or line break).
 pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
@@ -158,7 +169,15 @@ fn als_phrases(clause: &str) -> Vec<String> {
             continue;
         }
         let mut phrase: Vec<&str> = Vec::new();
-        for w in &words[i + 1..] {
+        // "als ein kleines oder mittleres Unternehmen": the article opens the phrase.
+        let start = i
+            + 1
+            + words[i + 1..]
+                .iter()
+                .take(1)
+                .filter(|w| ARTICLES.contains(&w.to_lowercase().as_str()))
+                .count();
+        for w in &words[start..] {
             let bare = w
                 .trim_matches(|c: char| ",;:()„“\"".contains(c))
                 .to_lowercase();
@@ -233,7 +252,10 @@ pub fn read(text: &str) -> Option<TextApplicants> {
                 .map_or(sentence, |m| &sentence[..m.start()]);
             let mut types: Vec<ApplicantType> = Vec::new();
             for phrase in als_phrases(clause) {
-                for t in applicant_words(&phrase) {
+                for t in applicant_words(&phrase)
+                    .into_iter()
+                    .chain(household(&phrase))
+                {
                     if !types.contains(&t) {
                         types.push(t);
                     }
@@ -412,6 +434,19 @@ mod tests {
         assert_eq!(
             types("Wenn Sie sich selbstständig machen wollen und Ihnen die nötigen Sicherheiten für ein Bankdarlehen fehlen, können Sie unter bestimmten Voraussetzungen eine Bürgschaft erhalten."),
             vec![Company, Founder]
+        );
+        // An article after "als"; a household applies for itself.
+        assert_eq!(
+            types("Wenn Sie als ein kleines oder mittleres Unternehmen der Aquakultur und Fischwirtschaft investieren, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![Company]
+        );
+        assert_eq!(
+            types("Wenn Sie als Familie mit geringem Einkommen einmal im Jahr einen gemeinsamen Urlaub machen möchten, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![PrivatePerson]
+        );
+        assert_eq!(
+            types("Wenn Sie als ungewollt kinderloses Paar eine Behandlung zur künstlichen Befruchtung durchführen lassen, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![PrivatePerson]
         );
         // The teaser says what is funded, not who applies: unknown.
         assert_eq!(

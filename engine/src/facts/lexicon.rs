@@ -186,15 +186,15 @@ fn rules() -> &'static [Rule] {
                 &[Founder, Company],
             ),
             (
-                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer(in|innen|n)?\b|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bcooperatives?\b|sole (proprietor|trader)|\bltd\b|\bllc\b|\binc\b|manufactur|manufaktur|\bproducers?\b|\bretailers?\b|\bwholesalers?\b|\bbrewer(y|ies)\b|\bbaker(y|ies)\b|\bconsultanc(y|ies)\b|\bkgaa\b|baugesellschaft|tierarzt|arztpraxis|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
+                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer(in|innen|n)?\b|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bcooperatives?\b|sole (proprietor|trader)|\bltd\b|\bllc\b|\binc\b|manufactur|manufaktur|\bproducers?\b|\bretailers?\b|\bwholesalers?\b|\bbrewer(y|ies)\b|\bbaker(y|ies)\b|\bconsultanc(y|ies)\b|\bkgaa\b|baugesellschaft|kreditinstitut|tierarzt|arztpraxis|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
                 &[Company],
             ),
             (
-                r"verein(e|en|s)?\b|vereins|(^|[^k])verband|(^|[^k])verbände|vereinigung|\be\. ?v\.|träger der freien|freie[nr]? träger|wohlfahrt|initiative|stiftung|nichtregierungsorganisation|\bngos?\b|organisationen|gemeinnützige organisation|kirche|kirchlich|religionsgemeinschaft|pfarrgemeinde|sportbund|\bassociation|\bclub|\bcharit|\bnon-?profits?\b|\bfoundation|\bnon-governmental|\bchurch|religious (organi[sz]ation|communit|bod)",
+                r"verein(e|en|s)?\b|vereins|(^|[^k])verband|(^|[^k])verbände|vereinigung|\be\. ?v\.|träger der freien|freie[nr]? träger|wohlfahrt|initiative|stiftung|nichtregierungsorganisation|\bngos?\b|organisationen|gemeinnützige organisation|kirche|kirchlich|religionsgemeinschaft|pfarrgemeinde|sportbund|sportorganisation|\bassociation|\bclub|\bcharit|\bnon-?profits?\b|\bfoundation|\bnon-governmental|\bchurch|religious (organi[sz]ation|communit|bod)",
                 &[Association],
             ),
             (
-                r"kommun|zweckverb|(^|[^n])gemeinde|städte\b|städten\b|\bstadt\b|\bstädte|stadt-|landkreis|\bkreise?\b|zweckverb|gebietskörperschaft|\bbezirk|\bmunicipal|\bcit(y|ies)\b|\btowns?\b|\bcount(y|ies)\b|\bdistricts?\b|local authorit",
+                r"kommun|zweckverb|(^|[^n])gemeinde|städte\b|städten\b|\bstadt\b|\bstädte|stadt-|landkreis|\bkreise?\b|zweckverb|gebietskörperschaft|jugendämter|jugendamt|träger der (örtlichen|öffentlichen) jugendhilfe|\bbezirk|\bmunicipal|\bcit(y|ies)\b|\btowns?\b|\bcount(y|ies)\b|\bdistricts?\b|local authorit",
                 &[Municipality],
             ),
             (
@@ -207,7 +207,7 @@ fn rules() -> &'static [Rule] {
                 &[ResearchInstitution],
             ),
             (
-                r"(?:^|[^h])schulen?\b|schulträger|bildungseinricht|bildungsträger|bildungsstätte|volkshochschul|weiterbildungseinricht|\bkitas?\b|kindertages|bildungswerk|\bschools?\b|education(al)? (institution|provider)",
+                r"(?:^|[^h])schulen?\b|schulträger|bildungseinricht|bildungsträger|bildungsstätte|volkshochschul|weiterbildungseinricht|weiterbildungsanbieter|\bkitas?\b|kindertages|bildungswerk|\bschools?\b|education(al)? (institution|provider)",
                 &[EducationInstitution],
             ),
             (
@@ -311,6 +311,21 @@ mod tests {
             vec![Municipality]
         );
         assert_eq!(applicant_words("Vereine und Verbände"), vec![Association]);
+    }
+
+    #[test]
+    fn institutions_named_by_their_role() {
+        assert_eq!(applicant_words("Kreditinstitut"), vec![Company]);
+        assert_eq!(applicant_words("Jugendamt"), vec![Municipality]);
+        assert_eq!(
+            applicant_words("Träger der örtlichen Jugendhilfe"),
+            vec![Municipality]
+        );
+        assert_eq!(
+            applicant_words("Weiterbildungsanbieterin und Weiterbildungsanbieter"),
+            vec![EducationInstitution]
+        );
+        assert_eq!(applicant_words("Sportorganisation"), vec![Association]);
     }
 
     #[test]
