@@ -246,10 +246,13 @@ impl Engine {
             )));
         }
         let q = vectors::normalized(query);
-        let lexical_text = self.lexical_text(profile);
-        let lexical = self.lexical_cache.get_or_try_insert(&lexical_text, || {
+        let (lexical_text, prefix_text) = self.lexical_query(profile);
+        let key = format!("{lexical_text}\u{1f}{prefix_text}");
+        let lexical = self.lexical_cache.get_or_try_insert(&key, || {
             Ok::<_, Error>(std::sync::Arc::new(
-                self.search_any(&lexical_text)?.into_iter().collect(),
+                self.search_any(&lexical_text, &prefix_text)?
+                    .into_iter()
+                    .collect(),
             ))
         })?;
         let request = matching::RankRequest {
@@ -263,6 +266,19 @@ impl Engine {
             today,
         };
         Ok(matching::rank(&request, limit))
+    }
+
+    /// The lexical query of matching for `profile` ([`Engine::lexical_text`]) and the
+    /// text whose rare words also find the compounds they start: the query itself for a
+    /// German profile, only its German glossary terms for an English one (an English
+    /// word at the start of a German compound is a coincidence: "art" in "Artenschutz").
+    fn lexical_query(&self, profile: &ResolvedProfile) -> (String, String) {
+        let text = self.lexical_text(profile);
+        let prefix_text = match profile.text_language {
+            profile::Locale::De => text.clone(),
+            profile::Locale::En => profile.german_terms.join(" "),
+        };
+        (text, prefix_text)
     }
 
     /// The lexical query of matching for `profile`: its text, keywords, read topics and
@@ -302,7 +318,9 @@ impl Engine {
 
     /// True when the BM25 scores of `profile`'s lexical query are cached (tests).
     pub fn is_lexically_cached(&self, profile: &ResolvedProfile) -> bool {
-        self.lexical_cache.contains(&self.lexical_text(profile))
+        let (text, prefix_text) = self.lexical_query(profile);
+        self.lexical_cache
+            .contains(&format!("{text}\u{1f}{prefix_text}"))
     }
 
     /// Embeds the profile (cached) and ranks: the whole matching in one call, the best
@@ -439,9 +457,17 @@ impl Engine {
 
     /// BM25 over titles and texts for the analysed terms of `text` and the parts of its
     /// compounds (any term may match): the lexical part of matching.
-    fn search_any(&self, text: &str) -> Result<Vec<(Idx, f32)>> {
-        let terms = self.catalogue.compounds().expand(&text::analyze(text));
-        self.search.search_any(&terms)
+    /// A word of `prefix_text` that the catalogue uses in fewer than two texts but at
+    /// the start of compounds also finds them ("Kino" → "Kinoförderung"; session 26):
+    /// such a word is too rare to split the compound.
+    fn search_any(&self, text: &str, prefix_text: &str) -> Result<Vec<(Idx, f32)>> {
+        let compounds = self.catalogue.compounds();
+        let terms = compounds.expand(&text::analyze(text));
+        let prefixes: Vec<String> = text::analyze(prefix_text)
+            .into_iter()
+            .filter(|t| compounds.is_rare_part(t))
+            .collect();
+        self.search.search_any_with_prefixes(&terms, &prefixes)
     }
 
     /// BM25 ranking of the profile text over titles and descriptions (any term may

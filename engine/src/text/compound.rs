@@ -51,6 +51,13 @@ impl Compounds {
         Compounds { df }
     }
 
+    /// True when `term` is too rare in the catalogue's texts to be a part of a split
+    /// (fewer than two documents) though long enough: such a word may still head the
+    /// catalogue's compounds ("kino" in "kinoforder").
+    pub fn is_rare_part(&self, term: &str) -> bool {
+        term.chars().count() >= MIN_PART && self.df.get(term).copied().unwrap_or(0) < MIN_PART_DF
+    }
+
     fn part_df(&self, s: &str) -> Option<u32> {
         if s.chars().count() < MIN_PART {
             return None;
