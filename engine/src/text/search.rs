@@ -138,26 +138,35 @@ impl SearchIndex {
                 Box::new(BoostQuery::new(Box::new(exact), boost)),
             ));
             if term.chars().count() >= 4 {
-                let longer = self.longer_terms(field, term)?;
-                if !longer.is_empty() {
-                    // Any longer term: one constant score, however many compounds match.
-                    let any: Vec<(Occur, Box<dyn Query>)> = longer
-                        .into_iter()
-                        .map(|t| {
-                            let q: Box<dyn Query> =
-                                Box::new(TermQuery::new(t, IndexRecordOption::Basic));
-                            (Occur::Should, q)
-                        })
-                        .collect();
-                    let prefix = ConstScoreQuery::new(Box::new(BooleanQuery::new(any)), 1.0);
-                    parts.push((
-                        Occur::Should,
-                        Box::new(BoostQuery::new(Box::new(prefix), boost * 0.5)),
-                    ));
+                if let Some(prefix) = self.prefix_query(field, term, boost * 0.5)? {
+                    parts.push((Occur::Should, prefix));
                 }
             }
         }
         Ok(Box::new(BooleanQuery::new(parts)))
+    }
+
+    /// The longer terms of `field` that `prefix` starts, as one query of constant score
+    /// `weight`, however many compounds match; `None` when there are none.
+    fn prefix_query(
+        &self,
+        field: Field,
+        prefix: &str,
+        weight: f32,
+    ) -> Result<Option<Box<dyn Query>>> {
+        let longer = self.longer_terms(field, prefix)?;
+        if longer.is_empty() {
+            return Ok(None);
+        }
+        let any: Vec<(Occur, Box<dyn Query>)> = longer
+            .into_iter()
+            .map(|t| {
+                let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::Basic));
+                (Occur::Should, q)
+            })
+            .collect();
+        let prefix = ConstScoreQuery::new(Box::new(BooleanQuery::new(any)), 1.0);
+        Ok(Some(Box::new(BoostQuery::new(Box::new(prefix), weight))))
     }
 
     /// The indexed terms of `field` that start with `prefix` and are longer, read from
@@ -254,23 +263,9 @@ impl SearchIndex {
         }
         for t in prefixes {
             for (field, boost) in [(self.title, 2.0), (self.body, 1.0)] {
-                let longer = self.longer_terms(field, t)?;
-                if longer.is_empty() {
-                    continue;
+                if let Some(prefix) = self.prefix_query(field, t, boost * RARE_PREFIX_BOOST)? {
+                    parts.push((Occur::Should, prefix));
                 }
-                let any: Vec<(Occur, Box<dyn Query>)> = longer
-                    .into_iter()
-                    .map(|t| {
-                        let q: Box<dyn Query> =
-                            Box::new(TermQuery::new(t, IndexRecordOption::Basic));
-                        (Occur::Should, q)
-                    })
-                    .collect();
-                let prefix = ConstScoreQuery::new(Box::new(BooleanQuery::new(any)), 1.0);
-                parts.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(prefix), boost * RARE_PREFIX_BOOST)),
-                ));
             }
         }
         if parts.is_empty() {
