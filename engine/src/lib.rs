@@ -457,6 +457,7 @@ impl Engine {
 
     /// BM25 over titles and texts for the analysed terms of `text` and the parts of its
     /// compounds (any term may match): the lexical part of matching.
+    ///
     /// A word of `prefix_text` that the catalogue uses in fewer than two texts but at
     /// the start of compounds also finds them ("Kino" → "Kinoförderung"; session 26):
     /// such a word is too rare to split the compound.
