@@ -13,6 +13,9 @@ use crate::facts::sector::Sector;
 use crate::facts::{applicant_words, ApplicantType};
 use crate::model::GrantType;
 
+mod funding;
+pub use funding::{excluded_grant_types, wanted_grant_types};
+
 /// Longest accepted text field (characters).
 pub const MAX_TEXT_CHARS: usize = 20_000;
 /// Most values accepted in one list field.
@@ -796,82 +799,6 @@ fn academic_rule() -> &'static regex::Regex {
     })
 }
 
-/// Funding types a profile rules out: "keine Kredite", "no loans"; "nur Zuschüsse" and
-/// "grants only" rule out loans, guarantees and equity.
-pub fn excluded_grant_types(text: &str) -> Vec<GrantType> {
-    type Rules = Vec<(regex::Regex, &'static [GrantType])>;
-    static R: std::sync::OnceLock<Rules> = std::sync::OnceLock::new();
-    let rules = R.get_or_init(|| {
-        let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).expect("valid funding rule");
-        let only = r"(?-u:\b)(nur|ausschließlich|lediglich) (nicht rückzahlbare )?zuschüsse|(?-u:\b)(grants|subsidies) only|only (non-repayable )?(grants|subsidies)|non-repayable";
-        vec![
-            (
-                r(&format!(r"{only}|keine (kredite|darlehen|rückzahlbaren)|kein(en)? (kredit|darlehen)(?-u:\b)|no loans")),
-                &[GrantType::Loan][..],
-            ),
-            (
-                r(&format!(r"{only}|keine bürgschaft|no guarantees")),
-                &[GrantType::Guarantee][..],
-            ),
-            (
-                r(&format!(r"{only}|keine (beteiligung|anteile)|no equity|without giving up (shares|equity)")),
-                &[GrantType::Equity][..],
-            ),
-        ]
-    });
-    let mut out = Vec::new();
-    for (rx, types) in rules {
-        if rx.is_match(text) {
-            out.extend(types.iter().copied());
-        }
-    }
-    out
-}
-
-/// Funding types named in a sentence that asks for funding ("Wir suchen Zuschüsse,
-/// zinsgünstige Kredite und eine Beratung", "We are looking for grants and loans"): the
-/// words of qualification's prompt reading.
-pub fn wanted_grant_types(text: &str) -> Vec<GrantType> {
-    const SEEKING: &[&str] = &[
-        "suche",
-        "suchen",
-        "sucht",
-        "benotigen",
-        "benotige",
-        "brauchen",
-        "brauche",
-        "wunschen",
-        "interessiert",
-        "interessieren",
-        "beantragen",
-        "looking",
-        "seeking",
-        "seek",
-        "need",
-        "needs",
-        "interested",
-        "want",
-        "apply",
-    ];
-    let mut out = Vec::new();
-    for sentence in crate::facts::applicants::sentences(text) {
-        let folded = crate::text::fold_name(sentence);
-        let words: Vec<&str> = folded.split(' ').collect();
-        if !words.iter().any(|w| SEEKING.contains(w)) {
-            continue;
-        }
-        for t in words
-            .iter()
-            .filter_map(|w| crate::qualify::grant_type_of_word(w))
-        {
-            if !out.contains(&t) {
-                out.push(t);
-            }
-        }
-    }
-    out
-}
-
 /// The first number of a free-text head count: "1.300" and "1,300" are 1300 (a separator
 /// followed by three digits groups thousands), "2 Teilzeit" is 2, "250–300" is 250.
 pub fn parse_headcount(s: &str) -> Option<u32> {
@@ -957,25 +884,6 @@ mod tests {
         assert_eq!(parse_headcount("250–300"), Some(250));
         assert_eq!(parse_headcount("12.5"), Some(12));
         assert_eq!(parse_headcount("keine"), None);
-    }
-
-    #[test]
-    fn wanted_funding_types_come_from_sentences_that_seek_funding() {
-        use GrantType::*;
-        assert_eq!(
-            wanted_grant_types("Wir suchen Zuschüsse, zinsgünstige Kredite und eine Beratung."),
-            [Subsidy, Loan]
-        );
-        assert_eq!(
-            wanted_grant_types("We are looking for export guarantees. Our loans are repaid."),
-            [Guarantee]
-        );
-        // A funding word outside a request states no preference.
-        assert!(wanted_grant_types("Wir haben 2021 einen Kredit aufgenommen.").is_empty());
-        assert_eq!(
-            wanted_grant_types("Ich suche einen Gründungszuschuss."),
-            [Subsidy]
-        );
     }
 
     #[test]
