@@ -14,7 +14,7 @@ use crate::facts::{applicant_words, ApplicantType};
 use crate::model::GrantType;
 
 mod funding;
-pub use funding::{excluded_grant_types, wanted_grant_types};
+pub use funding::{asked_grant_types, excluded_grant_types, AskedTypes};
 
 /// Longest accepted text field (characters).
 pub const MAX_TEXT_CHARS: usize = 20_000;
@@ -162,8 +162,11 @@ pub struct ResolvedProfile {
     /// Funding types the profile's texts rule out ("keine Kredite", "grants only").
     pub excluded_grant_types: Vec<GrantType>,
     /// Funding types the profile asks for ("Wir suchen Zuschüsse und Kredite", "we are
-    /// looking for loans"), none of them ruled out; empty when it names none.
+    /// looking for loans") or accepts ("a loan is possible"), none of them ruled out;
+    /// empty when it names none.
     pub wanted_grant_types: Vec<GrantType>,
+    /// Those of `wanted_grant_types` that the profile only accepts and does not seek.
+    pub accepted_grant_types: Vec<GrantType>,
     /// The profile speaks of research or development (research calls fit it).
     pub research_oriented: bool,
     /// The sectors its texts speak of ([`crate::facts::sector::in_profile`]); housing also
@@ -363,10 +366,16 @@ impl MatchInput {
             Vec::new()
         };
         let excluded_grant_types = excluded_grant_types(&query);
-        let wanted_grant_types = wanted_grant_types(&query)
-            .into_iter()
-            .filter(|t| !excluded_grant_types.contains(t))
+        let asked = asked_grant_types(&query);
+        let allowed = |t: &GrantType| !excluded_grant_types.contains(t);
+        let wanted_grant_types = asked
+            .sought
+            .iter()
+            .chain(&asked.accepted)
+            .copied()
+            .filter(allowed)
             .collect();
+        let accepted_grant_types = asked.accepted.into_iter().filter(allowed).collect();
         let research_oriented = research_rule().is_match(&query);
         let mut sectors = crate::facts::sector::in_profile(&query);
         if applicant_types.contains(&ApplicantType::PrivatePerson)
@@ -429,6 +438,7 @@ impl MatchInput {
             applicant_types,
             excluded_grant_types,
             wanted_grant_types,
+            accepted_grant_types,
             research_oriented,
             sectors,
             academic,

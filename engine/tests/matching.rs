@@ -785,6 +785,17 @@ fn profiles_for_reasons() -> Vec<(Value, &'static str)> {
             }),
             "2026-11-22",
         ),
+        // A company that seeks no instrument but accepts three: each is one it is open to.
+        (
+            json!({
+                "organization_id": "r-6",
+                "organization_profile": {
+                    "description": "Handwerksbetrieb in Bayern. Zuschüsse wären uns lieber, aber ein Darlehen oder eine Bürgschaft für neue Maschinen ist auch möglich.",
+                    "regions": ["Bayern"]
+                }
+            }),
+            "2026-11-22",
+        ),
         // A bakery without `regions` whose description places it in Leipzig (Sachsen):
         // the Sachsen programme is local, the Bayern and Berlin ones are elsewhere.
         (
@@ -1191,21 +1202,26 @@ fn check_reason(
 
     // Funding type: named only when the profile rules it out or asks for it.
     let (t_de, t_en) = (grant.grant_type.label_de(), grant.grant_type.label_en());
-    let (ruled_out, asked_for) = if de {
+    let (ruled_out, asked_for, accepted) = if de {
         (
             format!("die Förderart ({t_de}) schließen Sie aus"),
             format!("Förderart {t_de}, wie von Ihnen gesucht"),
+            format!("Förderart {t_de}, die für Sie infrage kommt"),
         )
     } else {
         (
             format!("you rule out its funding type ({t_en})"),
             format!("funding type {t_en}, as you are looking for"),
+            format!("funding type {t_en}, which you are open to"),
         )
     };
     let excluded = p.excluded_grant_types.contains(&grant.grant_type);
     let wanted = p.wanted_grant_types.contains(&grant.grant_type);
+    let only_accepted = p.accepted_grant_types.contains(&grant.grant_type);
+    assert!(!only_accepted || wanted, "{ctx}");
     assert_eq!(r.contains(&ruled_out), excluded, "{ctx}");
-    assert_eq!(r.contains(&asked_for), wanted, "{ctx}");
+    assert_eq!(r.contains(&asked_for), wanted && !only_accepted, "{ctx}");
+    assert_eq!(r.contains(&accepted), only_accepted, "{ctx}");
     assert_eq!(
         m.checks.funding_type,
         if excluded {
@@ -1220,8 +1236,11 @@ fn check_reason(
     if excluded {
         claims.push("funding_ruled_out");
     }
-    if wanted {
+    if wanted && !only_accepted {
         claims.push("funding_asked_for");
+    }
+    if only_accepted {
+        claims.push("funding_accepted");
     }
 
     // Deadline: exactly the programme's.
@@ -1305,6 +1324,7 @@ fn reasons_in_both_locales_state_only_true_facts() {
         "non_profit",
         "funding_ruled_out",
         "funding_asked_for",
+        "funding_accepted",
         "deadline",
     ] {
         assert!(

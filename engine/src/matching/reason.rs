@@ -88,6 +88,11 @@ fn funding_type_fact(p: &ResolvedProfile, m: &Match, t: GrantType, de: bool) -> 
         } else {
             format!("you rule out its funding type ({label_en})")
         }),
+        Check::Pass if p.accepted_grant_types.contains(&t) => Some(if de {
+            format!("Förderart {label_de}, die für Sie infrage kommt")
+        } else {
+            format!("funding type {label_en}, which you are open to")
+        }),
         Check::Pass if p.wanted_grant_types.contains(&t) => Some(if de {
             format!("Förderart {label_de}, wie von Ihnen gesucht")
         } else {

@@ -17,7 +17,7 @@ pub fn excluded_grant_types(text: &str) -> Vec<GrantType> {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).expect("valid funding rule");
         let only = r"(?-u:\b)(nur|ausschließlich|lediglich) (nicht rückzahlbare )?zuschüsse|(?-u:\b)(grants|subsidies) only|only (non-repayable )?(grants|subsidies)|non-repayable";
         // A refusal that follows the instrument within its clause.
-        let refused = r"[^.;!?]{0,30}?((?-u:\b)(nicht|kaum|keinesfalls) (tragen|aufnehmen|bedienen|leisten|stemmen|zurückzahlen|abgeben|verkaufen|in frage|infrage|in betracht)|kommen? (für uns )?(nicht|keinesfalls) (in frage|infrage|in betracht)|scheiden? (für uns )?aus(?-u:\b)|(ist|sind) (für uns )?keine option|(wollen|möchten|werden) wir nicht(?-u:\b)|lehnen wir ab|(are|is) (not an option|no option|out of the question|not possible|ruled out|not feasible|not for us)|(we|which we) (cannot|can't|can not|could not|couldn't|won't|will not) (afford|service|repay|carry|take on|take out|give up|sell))";
+        let refused = r"[^.;!?]{0,30}?((?-u:\b)(nicht|kaum|keinesfalls) (tragen|aufnehmen|bedienen|leisten|stemmen|zurückzahlen|abgeben|verkaufen|in frage|infrage|in betracht)|kommen? (für uns )?(nicht|keinesfalls) (in frage|infrage|in betracht)|scheiden? (für uns )?aus(?-u:\b)|(ist|sind) (für uns )?keine option|(wollen|möchten|werden) wir nicht(?-u:\b)|lehnen wir ab|(are|is) (not an option|no option|out of the question|not possible|not acceptable|ruled out|not feasible|not for us)|(ist|sind) (für uns )?nicht akzeptabel|(we|which we) (cannot|can't|can not|could not|couldn't|won't|will not) (afford|service|repay|carry|take on|take out|give up|sell))";
         // Words an instrument stands behind, before a refusal of it.
         let no = r"(?-u:\b)(keine?n?|no|without|ohne) (weiteren |neuen |zusätzlichen |further |new |more |additional |outside |external |externen )?";
         let cannot = r"(?-u:\b)(cannot|can't|can not|could not|couldn't|unable to|won't|will not|do not want to|don't want to|not willing to|unwilling to|avoid|avoiding) (to )?(take on |take out |taking on |taking out |afford |service |repay |carry |give up |giving up |sell |selling |dilute |give away )?(any |a |an |more |new |further |additional |our )?";
@@ -74,12 +74,23 @@ fn softened(text: &str) -> bool {
     .is_match(text)
 }
 
-/// Funding types named in a clause that asks for funding ("Wir suchen Zuschüsse,
-/// zinsgünstige Kredite und eine Beratung", "We are looking for grants and loans"): the
-/// words of qualification's prompt reading. A sentence's request reaches its other clauses
-/// ("Wir brauchen Zuschüsse, aber auch Kredite") unless they are negated ("Wir brauchen
+/// The funding types a profile asks for, none of them yet checked against the ruled-out
+/// ones.
+#[derive(Debug, Default, PartialEq)]
+pub struct AskedTypes {
+    /// Named in a sentence that seeks funding ("Wir suchen Zuschüsse, zinsgünstige
+    /// Kredite und eine Beratung", "We are looking for grants and loans").
+    pub sought: Vec<GrantType>,
+    /// Only accepted, in a sentence that seeks none ("a loan is possible for the
+    /// building", "we will also consider loans", "ein Kredit ist denkbar").
+    pub accepted: Vec<GrantType>,
+}
+
+/// The funding types a profile seeks or accepts, with the funding-type words of
+/// qualification's prompt reading. A sentence's request reaches its other clauses ("Wir
+/// brauchen Zuschüsse, aber auch Kredite") unless they are negated ("Wir brauchen
 /// Zuschüsse; Kredite können wir nicht tragen").
-pub fn wanted_grant_types(text: &str) -> Vec<GrantType> {
+pub fn asked_grant_types(text: &str) -> AskedTypes {
     const SEEKING: &[&str] = &[
         "suche",
         "suchen",
@@ -101,7 +112,20 @@ pub fn wanted_grant_types(text: &str) -> Vec<GrantType> {
         "want",
         "apply",
     ];
-    let mut out = Vec::new();
+    /// Words by which a profile accepts an instrument without seeking it ("a loan is
+    /// possible", "ein Kredit kommt auch infrage", "we will also consider loans").
+    const ACCEPTING: &[&str] = &[
+        "moglich",
+        "infrage",
+        "frage",
+        "denkbar",
+        "akzeptabel",
+        "possible",
+        "acceptable",
+        "consider",
+        "open",
+    ];
+    let mut out = AskedTypes::default();
     for sentence in crate::facts::applicants::sentences(text) {
         let clauses: Vec<Vec<String>> = clauses(sentence)
             .map(|c| {
@@ -112,20 +136,29 @@ pub fn wanted_grant_types(text: &str) -> Vec<GrantType> {
             })
             .collect();
         let seeks = |words: &[String]| words.iter().any(|w| SEEKING.contains(&w.as_str()));
-        if !clauses.iter().any(|c| seeks(c)) {
+        let accepts = |words: &[String]| {
+            words.iter().any(|w| ACCEPTING.contains(&w.as_str())) && !negated(words)
+        };
+        let list = if clauses.iter().any(|c| seeks(c)) {
+            &mut out.sought
+        } else if clauses.iter().any(|c| accepts(c)) {
+            &mut out.accepted
+        } else {
             continue;
-        }
+        };
         for words in clauses.iter().filter(|c| seeks(c) || !negated(c)) {
             for t in words
                 .iter()
                 .filter_map(|w| crate::qualify::grant_type_of_word(w))
             {
-                if !out.contains(&t) {
-                    out.push(t);
+                if !list.contains(&t) {
+                    list.push(t);
                 }
             }
         }
     }
+    let sought = out.sought.clone();
+    out.accepted.retain(|t| !sought.contains(t));
     out
 }
 
@@ -188,6 +221,12 @@ mod tests {
     use super::*;
     use GrantType::*;
 
+    fn wanted_grant_types(text: &str) -> Vec<GrantType> {
+        let asked = asked_grant_types(text);
+        assert!(asked.accepted.is_empty(), "{text}");
+        asked.sought
+    }
+
     #[test]
     fn wanted_funding_types_come_from_sentences_that_seek_funding() {
         assert_eq!(
@@ -212,6 +251,37 @@ mod tests {
             wanted_grant_types("We need non-repayable grants, not only loans."),
             [Subsidy, Loan]
         );
+    }
+
+    #[test]
+    fn an_instrument_may_be_accepted_without_being_sought() {
+        let asked = |t| asked_grant_types(t);
+        assert_eq!(
+            asked("We would prefer grants, but a loan is possible for the building."),
+            AskedTypes {
+                sought: vec![],
+                accepted: vec![Subsidy, Loan]
+            }
+        );
+        assert_eq!(
+            asked("Wir suchen Zuschüsse. Ein kleiner Kredit ist aber möglich."),
+            AskedTypes {
+                sought: vec![Subsidy],
+                accepted: vec![Loan]
+            }
+        );
+        // Sought in one sentence, accepted in another: sought.
+        assert_eq!(
+            asked("We need grants. Grants and loans are acceptable.").accepted,
+            [Loan]
+        );
+        for text in [
+            "Ein Kredit ist nicht möglich.",
+            "Loans are not acceptable.",
+            "Wir haben 2019 einen Kredit aufgenommen.",
+        ] {
+            assert_eq!(asked(text), AskedTypes::default(), "{text}");
+        }
     }
 
     #[test]
