@@ -18,7 +18,8 @@ pub fn excluded_grant_types(text: &str) -> Vec<GrantType> {
         let only = r"(?-u:\b)(nur|ausschließlich|lediglich) (nicht rückzahlbare )?zuschüsse|(?-u:\b)(grants|subsidies) only|only (non-repayable )?(grants|subsidies)|non-repayable";
         // A refusal that follows the instrument within its clause.
         let refused = r"[^.;!?]{0,30}?((?-u:\b)(nicht|kaum|keinesfalls) (tragen|aufnehmen|bedienen|leisten|stemmen|zurückzahlen|abgeben|verkaufen|in frage|infrage|in betracht)|kommen? (für uns )?(nicht|keinesfalls) (in frage|infrage|in betracht)|scheiden? (für uns )?aus(?-u:\b)|(ist|sind) (für uns )?keine option|(wollen|möchten|werden) wir nicht(?-u:\b)|lehnen wir ab|(are|is) (not an option|no option|out of the question|not possible|not acceptable|ruled out|not feasible|not for us)|(ist|sind) (für uns )?nicht akzeptabel|(we|which we) (cannot|can't|can not|could not|couldn't|won't|will not) (afford|service|repay|carry|take on|take out|give up|sell))";
-        // Words an instrument stands behind, before a refusal of it.
+        // Words before an instrument that refuse it ("keine neuen Kredite", "we cannot
+        // take on a loan").
         let no = r"(?-u:\b)(keine?n?|no|without|ohne) (weiteren |neuen |zusätzlichen |further |new |more |additional |outside |external |externen )?";
         let cannot = r"(?-u:\b)(cannot|can't|can not|could not|couldn't|unable to|won't|will not|do not want to|don't want to|not willing to|unwilling to|avoid|avoiding) (to )?(take on |take out |taking on |taking out |afford |service |repay |carry |give up |giving up |sell |selling |dilute |give away )?(any |a |an |more |new |further |additional |our )?";
         let loan = r"(kredit(e|en)?|darlehen|loans?)(?-u:\b)";
