@@ -7,15 +7,15 @@ use crate::model::GrantType;
 /// Funding types a profile rules out: "keine Kredite", "no loans", a refusal after the
 /// instrument ("Kredite können wir nicht tragen", "Beteiligungen kommen nicht in Frage",
 /// "loans are not an option"), debt it will not take on ("keine neuen Schulden", "we
-/// cannot take on debt"); "nur Zuschüsse" and "grants only" rule out loans, guarantees
-/// and equity. A loan that is merely not enough ("Ein Bankkredit allein reicht nicht
+/// cannot take on debt"); "nur Zuschüsse", "grants only" and "must be non-repayable" rule
+/// out loans, guarantees and equity ("non-repayable grants" alone describes the grants). A loan that is merely not enough ("Ein Bankkredit allein reicht nicht
 /// aus") is no refusal.
 pub fn excluded_grant_types(text: &str) -> Vec<GrantType> {
     type Rules = Vec<(regex::Regex, &'static [GrantType])>;
     static R: std::sync::OnceLock<Rules> = std::sync::OnceLock::new();
     let rules = R.get_or_init(|| {
         let r = |p: &str| regex::Regex::new(&format!("(?i){p}")).expect("valid funding rule");
-        let only = r"(?-u:\b)(nur|ausschließlich|lediglich) (nicht rückzahlbare )?zuschüsse|(?-u:\b)(grants|subsidies) only|only (non-repayable )?(grants|subsidies)|non-repayable";
+        let only = r"(?-u:\b)(nur|ausschließlich|lediglich) (nicht rückzahlbare )?zuschüsse|(?-u:\b)(grants|subsidies) only|only (non-repayable )?(grants|subsidies)|(must|has to|have to) be non-repayable";
         // A refusal that follows the instrument within its clause.
         let refused = r"[^.;!?]{0,30}?((?-u:\b)(nicht|kaum|keinesfalls) (tragen|aufnehmen|bedienen|leisten|stemmen|zurückzahlen|abgeben|verkaufen|in frage|infrage|in betracht)|kommen? (für uns )?(nicht|keinesfalls) (in frage|infrage|in betracht)|scheiden? (für uns )?aus(?-u:\b)|(ist|sind) (für uns )?keine option|(wollen|möchten|werden) wir nicht(?-u:\b)|lehnen wir ab|(are|is) (not an option|no option|out of the question|not possible|not acceptable|ruled out|not feasible|not for us)|(ist|sind) (für uns )?nicht akzeptabel|(we|which we) (cannot|can't|can not|could not|couldn't|won't|will not) (afford|service|repay|carry|take on|take out|give up|sell))";
         // Words before an instrument that refuse it ("keine neuen Kredite", "we cannot
@@ -315,6 +315,10 @@ mod tests {
             ("We do not want to give up equity.", &[Equity]),
             ("No outside investors, please.", &[Equity]),
             ("Wir suchen nur Zuschüsse.", &[Loan, Guarantee, Equity]),
+            (
+                "The funding must be non-repayable.",
+                &[Loan, Guarantee, Equity],
+            ),
             ("Kredite wollen wir aber nicht aufnehmen.", &[Loan]),
             (
                 "Wir haben ein Darlehen; neue Kredite möchten wir nicht aufnehmen.",
@@ -346,6 +350,7 @@ mod tests {
             "We repaid our last loan and now plan a second site.",
             "Die Kreditinstitute der Region unterstützen uns nicht.",
             "We look for grants and loans.",
+            "We look for non-repayable grants and low-interest loans.",
             "Wir haben keine Schulden und suchen einen Förderkredit.",
             "We have no investors yet and look for equity.",
         ] {
