@@ -21,6 +21,9 @@
 //! `qualification_v6.json`: three prompts written in session 23 (culture and sports
 //! organisations in Baden-Württemberg, tourism businesses in Bayern, research-intensive
 //! SMEs in Sachsen), 60 programmes each, all held out (never tuned on).
+//! `qualification_v7.json`: three prompts written in session 28 (Kommunen in Thüringen,
+//! craft businesses in Rheinland-Pfalz, care providers in Sachsen), 60 programmes each,
+//! a tuning set (every item `tune`).
 //! (d) `fixtures/eval/categories_v2.json`: three category sets of five categories with
 //! descriptions, 110 programmes each, same split; F1 per category.
 
@@ -149,6 +152,7 @@ fn main() {
     qualification_set(&engine, &embedder, "v4");
     qualification_set(&engine, &embedder, "v5");
     qualification_set(&engine, &embedder, "v6");
+    qualification_set(&engine, &embedder, "v7");
     categories_v2(&engine, &embedder);
 
     // (b) qualification
@@ -206,7 +210,8 @@ const READ_FOR_TUNING: [&str; 3] = ["v3", "v4", "v5"];
 
 /// (c) `fixtures/eval/qualification_v2.json` (`name` "v2"): long partner prompts,
 /// programmes labelled by reading, a fixed tune/held-out split; F1 per prompt and split,
-/// macro-F1. `qualification_v3.json` … `_v6.json`: later prompts, every item held out.
+/// macro-F1. `qualification_v3.json` … `_v6.json`: later prompts, every item held out;
+/// `_v7.json`: every item for tuning.
 fn qualification_set(engine: &Engine, embedder: &Embedder, name: &str) {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join(format!("../fixtures/eval/qualification_{name}.json"));
