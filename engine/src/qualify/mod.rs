@@ -87,7 +87,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 20;
+pub const METHOD_VERSION: u32 = 21;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -1192,6 +1192,58 @@ mod tests {
         assert!(p.only_types.is_empty());
         assert_eq!(p.non_profit, Some(true));
         assert_eq!(p.topic, "Jugendarbeit");
+    }
+
+    /// "gemeinnützig …, aber auch privat geführt": non-profit and commercial providers
+    /// alike, so no non-profit restriction; alone, "gemeinnützig" restricts.
+    #[test]
+    fn non_profit_next_to_commercial_providers_restricts_nothing() {
+        let cat = real();
+        for prompt in [
+            "Wir beraten Pflegedienste in Sachsen, gemeinnützig als gGmbH oder e. V., aber auch privat geführt.",
+            "Our users are care providers in Saxony, non-profit as well as commercial.",
+            "Unsere Nutzer sind gemeinnützige und privatwirtschaftliche Träger der Jugendhilfe.",
+            "We serve non-profit and for-profit social enterprises.",
+        ] {
+            let p = QualificationPrompt::parse(cat, prompt);
+            assert_eq!(p.non_profit, None, "{prompt}");
+        }
+        for prompt in [
+            "Wir beraten gemeinnützige Pflegedienste in Sachsen.",
+            "Our users are non-profit care providers; commercial loans are out of scope.",
+        ] {
+            let p = QualificationPrompt::parse(cat, prompt);
+            assert_eq!(p.non_profit, Some(true), "{prompt}");
+        }
+    }
+
+    /// What users seek money for ("Bau von Schulen", "renovation of schools") names no
+    /// applicant; who they are does ("Schulträger", "schools").
+    #[test]
+    fn what_users_fund_names_no_applicant() {
+        let cat = real();
+        for prompt in [
+            "Unser Dienst unterstützt Gemeinden in Thüringen. Unsere Nutzer suchen Geld für den Bau und die Sanierung von Kindertagesstätten und Schulen.",
+            "Our platform serves municipalities in Hesse. Our users work on the renovation of schools and daycare centres.",
+            "We help municipalities in Brandenburg. Our users invest in social infrastructure, especially daycare centres and schools.",
+        ] {
+            let p = QualificationPrompt::parse(cat, prompt);
+            assert_eq!(
+                p.applicant_types,
+                vec![ApplicantType::Municipality],
+                "{prompt}"
+            );
+        }
+        let p = QualificationPrompt::parse(
+            cat,
+            "Unsere Nutzer sind Schulen und Kitas in Bayern, die Geld für Digitalisierung suchen.",
+        );
+        assert!(
+            p.applicant_types
+                .contains(&ApplicantType::EducationInstitution),
+            "{:?}",
+            p.applicant_types
+        );
     }
 
     #[test]

@@ -356,6 +356,43 @@ const REGION_WORDS: &[(&str, &str)] = &[
     ("nationwide", "DE"),
 ];
 
+/// The part of a clause before the verb that states its purpose ("Unsere Nutzer suchen
+/// Geld für … Schulen", "Our users invest in … daycare centres"): what follows is what
+/// the users fund, not who they are, so its institution words are no applicant types.
+/// Only verbs: "Zuschüsse für Vereine" names the users.
+fn before_purpose(clause: &str) -> &str {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let rx = R.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)\b(suchen|brauchen|benötigen)( \w+){0,2} für\b|\binvestieren( \w+){0,2} in\b|\barbeiten an\b|\b(seek|need)s?( \w+){0,2} for\b|\binvest(s|ing)?( \w+){0,2} in\b|\bwork(s|ing)? on\b",
+        )
+        .expect("valid purpose pattern")
+    });
+    rx.find(clause).map_or(clause, |m| &clause[..m.start()])
+}
+
+/// Folded words of a clause that admit commercial organisations next to non-profit ones:
+/// "privat geführt", "privatwirtschaftlich", "gewerblich", "kommerziell", "private
+/// Träger/Anbieter/Betreiber", "for-profit", "commercial", "privately run", "private
+/// providers/operators".
+fn names_for_profit(words: &[&str]) -> bool {
+    words.iter().enumerate().any(|(i, w)| {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        w.starts_with("privatwirtschaft")
+            || w.starts_with("gewerblich")
+            || w.starts_with("kommerziell")
+            || *w == "commercial"
+            || *w == "forprofit"
+            || (*w == "for" && next == "profit")
+            || (*w == "privat" && (next.starts_with("gefuhrt") || next.starts_with("betrieben")))
+            || (*w == "privately" && matches!(next, "run" | "owned" | "operated" | "managed"))
+            || (w.starts_with("private")
+                && ["trager", "anbieter", "betreiber", "providers", "operators"]
+                    .iter()
+                    .any(|n| next.starts_with(n)))
+    })
+}
+
 /// Splits a prompt into clauses at `;`, `:`, `!`, `?`, line breaks, at a full stop
 /// that ends a word of three or more letters before a space (so "e.V." and "z.B." stay),
 /// and at a comma that starts a negation after a positive part ("Vereine in Sachsen,
@@ -852,7 +889,8 @@ impl QualificationPrompt {
         }
     }
 
-    /// Non-profit ("gemeinnützig", "non-profit", "NGO") outside a negation.
+    /// Non-profit ("gemeinnützig", "non-profit", "NGO") outside a negation, unless its
+    /// clause also admits commercial organisations ([`names_for_profit`]).
     fn read_non_profit(&mut self, r: &mut Reading) {
         let (words, excl, consumed) = (&r.words, &r.excl, &mut r.consumed);
         for (i, w) in words.iter().enumerate() {
@@ -863,6 +901,16 @@ impl QualificationPrompt {
                 || w.folded == "ngos"
                 || (w.folded == "non" && next == Some("profit"));
             if np && !is_modifier_context(words, i, NEGATORS) && !excl[w.clause] {
+                // "gemeinnützig …, aber auch privat geführt": non-profit and commercial
+                // organisations alike; no restriction.
+                let clause: Vec<&str> = words
+                    .iter()
+                    .filter(|x| x.clause == w.clause)
+                    .map(|x| x.folded.as_str())
+                    .collect();
+                if names_for_profit(&clause) {
+                    continue;
+                }
                 self.non_profit = Some(true);
                 consumed[w.token] = true;
                 if w.folded == "non" {
@@ -1096,7 +1144,7 @@ impl QualificationPrompt {
                 }
             } else {
                 let users = r.users_text(c);
-                for t in applicant_words(&users) {
+                for t in applicant_words(before_purpose(&users)) {
                     if t == ApplicantType::PrivatePerson && !names_private_persons(&users) {
                         people_served = true;
                     } else if !self.applicant_types.contains(&t) {
