@@ -1207,6 +1207,8 @@ mod tests {
         ] {
             let p = QualificationPrompt::parse(cat, prompt);
             assert_eq!(p.non_profit, None, "{prompt}");
+            // A legal status, not a topic.
+            assert!(!p.topic.to_lowercase().contains("gemeinn"), "{}", p.topic);
         }
         for prompt in [
             "Wir beraten gemeinnützige Pflegedienste in Sachsen.",

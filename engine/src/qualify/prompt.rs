@@ -902,17 +902,16 @@ impl QualificationPrompt {
                 || (w.folded == "non" && next == Some("profit"));
             if np && !is_modifier_context(words, i, NEGATORS) && !excl[w.clause] {
                 // "gemeinnützig …, aber auch privat geführt": non-profit and commercial
-                // organisations alike; no restriction.
+                // organisations alike; no restriction (and still no topic word).
+                consumed[w.token] = true;
                 let clause: Vec<&str> = words
                     .iter()
                     .filter(|x| x.clause == w.clause)
                     .map(|x| x.folded.as_str())
                     .collect();
-                if names_for_profit(&clause) {
-                    continue;
+                if !names_for_profit(&clause) {
+                    self.non_profit = Some(true);
                 }
-                self.non_profit = Some(true);
-                consumed[w.token] = true;
                 if w.folded == "non" {
                     if let Some(n) = words.get(i + 1) {
                         consumed[n.token] = true;
