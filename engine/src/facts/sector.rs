@@ -240,6 +240,15 @@ pub fn names_a_country(text: &str) -> bool {
     })
 }
 
+/// A programme restricted to a sector the profile speaks of: a topical sector of its title
+/// (not business abroad alone) is one of the profile's, and it is no [`misfit`].
+pub fn serves(programme: &[Sector], profile: &[Sector]) -> bool {
+    programme
+        .iter()
+        .any(|s| *s != Sector::International && profile.contains(s))
+        && !misfit(programme, profile)
+}
+
 /// A programme restricted to sectors (`programme`) none of which the profile speaks of.
 /// [`Sector::International`] restricts on its own: a programme for exports of music
 /// ("Go! Export … Initiative Musik") needs a profile that speaks of culture and one that
@@ -296,6 +305,30 @@ mod tests {
         ));
         assert!(!misfit(&[International], &[International, Health]));
         assert!(misfit(&[International], &[]));
+    }
+
+    #[test]
+    fn a_programme_serves_a_profile_of_its_topical_sector() {
+        let afp = of_title("EULLE – Agrarinvestitionsförderungsprogramm (AFP)");
+        let winery =
+            in_profile("Familienweingut an der Mosel, wir stellen auf ökologischen Weinbau um");
+        assert!(serves(&afp, &winery));
+        // Not a profile of another sector, not a programme open to every sector …
+        assert!(!serves(&afp, &in_profile("Wir sind eine Softwarefirma.")));
+        assert!(!serves(&of_title("Digitalbonus"), &winery));
+        // … and business abroad alone is no topic: an export programme of another
+        // sector does not serve an exporter, one of its own sector does.
+        let exporter = in_profile("Wir exportieren 60 Prozent unserer Weine nach Japan.");
+        assert!(!serves(
+            &of_title("Exportkreditgarantien (Hermesdeckungen)"),
+            &exporter
+        ));
+        assert!(!serves(
+            &of_title("Exportinitiative Gesundheitswirtschaft"),
+            &exporter
+        ));
+        assert!(serves(&of_title("BMEL-Exportförderprogramm"), &exporter));
+        assert!(!serves(&of_title("BMEL-Exportförderprogramm"), &winery));
     }
 
     #[test]
