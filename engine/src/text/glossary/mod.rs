@@ -375,6 +375,23 @@ mod tests {
     }
 
     #[test]
+    fn related_terms_lead_to_the_words_programmes_use() {
+        // A forest swimming pool is a sports facility, a winery a farm business, a cinema
+        // film and media: the words of the programmes that fund them.
+        let pool = related_de("Unser Verein betreibt das Waldschwimmbad der Stadt.", 16);
+        assert!(pool.contains(&"Sportstätte"), "{pool:?}");
+        let winery = related_de("Wir sind ein Weingut an der Mosel.", 16);
+        assert!(winery.contains(&"Landwirtschaft"), "{winery:?}");
+        let cinema = related_de("Das Kino zeigt Arthouse-Filme.", 16);
+        assert!(cinema.contains(&"Filmtheater"), "{cinema:?}");
+        // A place named after the forest is no forest topic: "Wald" is on no line of
+        // forest conversion or bark beetles.
+        let place = related_de("Eine Glasbläserei im Thüringer Wald.", 16);
+        assert!(!place.contains(&"Borkenkäfer"), "{place:?}");
+        assert!(!place.contains(&"Waldumbau"), "{place:?}");
+    }
+
+    #[test]
     fn a_compound_noun_names_the_topic_it_ends_with() {
         let topics = topics_de(
             "Das Waldschwimmbad braucht Tagespflegen und eine Großwärmepumpe.",
