@@ -59,7 +59,7 @@ class MatchWeights:
     """Weights of the score components of a match (relative: only ratios matter).
 
     Defaults (the engine's, used by the server): semantic=0.45, keyword=0.35,
-    region=0.12, target_group=0.04, eligibility=0.15, deadline=0.02, budget=0.02.
+    region=0.15, target_group=0.04, eligibility=0.15, deadline=0.02, budget=0.02.
     Every weight must be finite and >= 0, and at least one positive.
     """
 

@@ -72,7 +72,7 @@ impl Default for MatchWeights {
         MatchWeights {
             semantic: 0.45,
             keyword: 0.35,
-            region: 0.12,
+            region: 0.15,
             target_group: 0.04,
             eligibility: 0.15,
             deadline: 0.02,
@@ -162,7 +162,8 @@ pub struct MatchOptions {
     /// 0.7 (tuning sets, see the README).
     pub topic_open_wanted_semantic: f32,
     /// The region component of a nationwide programme for an organisation in one of its
-    /// Länder (a programme of the organisation's own Land has 1.0). Default 0.7.
+    /// Länder (a programme of the organisation's own Land has 1.0). Default 0.6 (0.7
+    /// until session 31; tuning sets, see the README).
     pub national_region: f32,
 }
 
@@ -177,7 +178,7 @@ impl Default for MatchOptions {
             glossary_weight: crate::glossary::GERMAN_TERMS_WEIGHT,
             topic_open_semantic: 0.5,
             topic_open_wanted_semantic: 0.7,
-            national_region: 0.7,
+            national_region: 0.6,
         }
     }
 }
