@@ -1244,13 +1244,15 @@ async fn matching_is_limited_to_10_per_second_per_partner() {
         let t2 = u.token(p, &["matching:use", "usage:read"]);
         // One request per token first, so the burst finds both tokens in the token cache:
         // authentication then needs no database call (which yields, and on PostgreSQL
-        // spread the burst's rate checks over more than one replenishment).
+        // spread the burst's rate checks over more than one replenishment). The cache
+        // holds a token for TOKEN_TTL (1 s) from here.
+        let warmed = Instant::now();
         assert_eq!(
-            u.get(&t1, "/api/v1/grants?per_page=1").await.status,
+            u.get(&t2, "/api/v1/usage/quota").await.status,
             StatusCode::OK
         );
         assert_eq!(
-            u.get(&t2, "/api/v1/usage/stats").await.status,
+            u.get(&t1, "/api/v1/grants?per_page=1").await.status,
             StatusCode::OK
         );
         // 11 matchings at once over two tokens (the limit is the partner's): the rate
@@ -1279,7 +1281,8 @@ async fn matching_is_limited_to_10_per_second_per_partner() {
         // All 11 rate checks must fall within one replenishment (100 ms).
         let last_start = answers.iter().map(|a| a.0).max().unwrap();
         let spread = last_start - answers.iter().map(|a| a.0).min().unwrap();
-        if spread >= Duration::from_millis(80) && !last {
+        let cached = last_start - warmed < Duration::from_millis(800);
+        if (spread >= Duration::from_millis(80) || !cached) && !last {
             return false;
         }
         assert_eq!(g.status, StatusCode::OK, "{}", g.text);
