@@ -104,6 +104,22 @@ const STOP: &[&str] = &[
     "ihnen", "als", "können", "kann", "wollen", "möchten", "planen", "sind", "tätig", "nicht",
 ];
 
+/// Words that continue an "als" phrase after a word naming an applicant: lists and
+/// genitives ("als Unternehmen oder Hochschule", "als Unternehmen der gewerblichen
+/// Wirtschaft").
+const CONTINUES: &[&str] = &[
+    "oder",
+    "und",
+    "sowie",
+    "bzw.",
+    "beziehungsweise",
+    "/",
+    "der",
+    "des",
+    "einer",
+    "eines",
+];
+
 /// Nouns of an "als" phrase that stand for what they hold or run ("Träger einer Schule").
 const HOLDERS: &[&str] = &["träger", "betreiber", "inhaber"];
 /// Articles of [`STOP`] that may follow such a noun ("der", "des" and "von" do not end
@@ -190,6 +206,19 @@ fn als_phrases(clause: &str) -> Vec<String> {
                 continue;
             }
             if STOP.contains(&bare.as_str()) {
+                break;
+            }
+            // "als Unternehmen japanischen Studierenden ein Praktikum anbieten": after a
+            // noun that names an applicant (not a holder: "Träger von Einrichtungen …")
+            // only a list ("oder", ",") or a genitive ("der gewerblichen Wirtschaft")
+            // continues the phrase; anything else is the rest of the clause (its
+            // object). A parenthesis may add types ("(auch Start-ups)").
+            let after_applicant = phrase.last().is_some_and(|l| {
+                let noun = l.chars().next().is_some_and(char::is_uppercase);
+                let holder = HOLDERS.iter().any(|h| l.to_lowercase().starts_with(h));
+                noun && !holder && !l.ends_with(',') && !applicant_words(l).is_empty()
+            });
+            if after_applicant && !w.starts_with('(') && !CONTINUES.contains(&bare.as_str()) {
                 break;
             }
             phrase.push(*w);
@@ -394,6 +423,29 @@ mod tests {
         )
         .is_none());
         assert!(read("Dafür können Zuschüsse von bis zu 150.000 EUR gewährt werden.").is_none());
+    }
+
+    /// The noun phrase after "als" ends at the applicant it names unless a list or a
+    /// genitive continues it: the clause's object is no applicant.
+    #[test]
+    fn the_object_after_the_applicant_is_no_applicant() {
+        assert_eq!(
+            types("Wenn Sie als Unternehmen japanischen Studierenden ein Praktikum anbieten, können Sie unter bestimmten Voraussetzungen einen Zuschuss erhalten."),
+            vec![Company]
+        );
+        assert_eq!(
+            types("Wenn Sie als Privatperson Wohneigentum bauen oder kaufen, können Sie unter bestimmten Voraussetzungen ein Darlehen erhalten."),
+            vec![PrivatePerson]
+        );
+        // Lists, adjectives before the noun and genitives still continue the phrase.
+        assert_eq!(
+            types("Wenn Sie als Hochschule oder außerhochschulische Forschungseinrichtung ein Vorhaben planen, können Sie einen Zuschuss erhalten."),
+            vec![University, ResearchInstitution]
+        );
+        assert_eq!(
+            types("Wenn Sie als Unternehmen der gewerblichen Wirtschaft, Hochschule oder Verein investieren, können Sie einen Zuschuss erhalten."),
+            vec![Company, Association, University]
+        );
     }
 
     /// Real teasers of the Förderdatenbank.
