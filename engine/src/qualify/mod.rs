@@ -73,6 +73,7 @@ use uuid::Uuid;
 use crate::catalogue::{Catalogue, Idx};
 use crate::embed::Embedder;
 use crate::error::{Error, Result};
+use crate::facts::sector::Sector;
 use crate::facts::{ApplicantType, ProgrammeKind, Source};
 use crate::model::{Grant, GrantType, RegionType};
 use crate::text::analyze;
@@ -87,7 +88,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 22;
+pub const METHOD_VERSION: u32 = 23;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -746,8 +747,11 @@ pub fn qualify(
             }
         }
         specific.retain(|t| !names_applicants(t));
-        let terms = specific;
-        Some((Similarity::new(vectors, &q), terms))
+        Some(Topic {
+            sim: Similarity::new(vectors, &q),
+            terms: specific,
+            sectors: topic_sectors(prompt),
+        })
     };
     let mut items = Vec::new();
     for item in &prompt.topic_items {
@@ -801,6 +805,53 @@ fn names_research(topic: &str) -> bool {
     .is_match(topic)
 }
 
+/// The prompt's topic: its similarity to every grant, its specific words and the
+/// sectors it speaks of.
+struct Topic {
+    sim: Similarity,
+    terms: Vec<String>,
+    /// Read from the topic and its listed items only, not from the exclusions ("nicht
+    /// passend sind Programme für Kindertagesstätten" speaks of no users in childcare).
+    sectors: Vec<Sector>,
+}
+
+/// The sectors the prompt's topic speaks of ([`crate::facts::sector::in_profile`]) —
+/// empty for a research topic: researchers work on every sector's subjects.
+fn topic_sectors(p: &QualificationPrompt) -> Vec<Sector> {
+    if names_research(&p.topic) {
+        return Vec::new();
+    }
+    let text = format!("{} {}", p.topic, p.topic_items.join(", "));
+    crate::facts::sector::in_profile(&text)
+        .into_iter()
+        .filter(|&s| s != Sector::International)
+        .collect()
+}
+
+/// The sectors grant `g`'s title restricts it to when the prompt's topic speaks of
+/// sectors but of none of these ("Ausbildungsplatzförderung in der Seeschifffahrt" for
+/// care providers): such a programme fits only on the whole topic's strong similarity,
+/// not on a keyword, a listed example or the users' stated eligibility. Empty when the
+/// topic names no sector (founders, SMEs of any trade: their programmes may be
+/// restricted to any sector) or the title names none. Business abroad is no sector here
+/// ("AusbildungWeltweit" serves every trade's apprentices). Since method version 23.
+fn other_sectors(cat: &Catalogue, topic_sectors: &[Sector], g: Idx) -> Vec<Sector> {
+    if topic_sectors.is_empty() {
+        return Vec::new();
+    }
+    let own: Vec<Sector> = cat
+        .facts(g)
+        .sectors
+        .iter()
+        .copied()
+        .filter(|&s| s != Sector::International)
+        .collect();
+    if own.iter().any(|s| topic_sectors.contains(s)) {
+        return Vec::new();
+    }
+    own
+}
+
 /// A topic the prompt rules out, with its similarity to every grant and its words.
 struct ExcludedTopic {
     text: String,
@@ -830,7 +881,7 @@ fn excluded_topic<'a>(
 fn qualify_one(
     cat: &Catalogue,
     p: &QualificationPrompt,
-    topic: Option<&(Similarity, Vec<String>)>,
+    topic: Option<&Topic>,
     items: &[(String, Similarity)],
     excluded: &[ExcludedTopic],
     g: Idx,
@@ -845,7 +896,7 @@ fn qualify_one(
                 "The prompt names no topic; the rules alone decided.",
             ),
         ),
-        Some((sim, terms)) => topic_verdict(cat, p, sim, terms, items, g),
+        Some(topic) => topic_verdict(cat, p, topic, items, g),
     };
     Qualification {
         qualified: rules.iter().all(|r| r.ok) && topic_ok,
@@ -858,13 +909,13 @@ fn qualify_one(
 fn rule_facts(
     cat: &Catalogue,
     p: &QualificationPrompt,
-    topic: Option<&(Similarity, Vec<String>)>,
+    topic: Option<&Topic>,
     excluded: &[ExcludedTopic],
     g: Idx,
 ) -> Vec<RuleFact> {
     let l = Lang::of(p);
     let grant = &cat.grants[g as usize];
-    let excluded_hit = excluded_topic(grant, topic.map(|(sim, _)| sim), excluded, g);
+    let excluded_hit = excluded_topic(grant, topic.map(|t| &t.sim), excluded, g);
     [
         region_rule(cat, p, g, l),
         type_rule(cat.facts(g).grant_type.value, p, l),
@@ -895,15 +946,19 @@ fn rule_facts(
 fn topic_verdict(
     cat: &Catalogue,
     p: &QualificationPrompt,
-    sim: &Similarity,
-    terms: &[String],
+    topic: &Topic,
     items: &[(String, Similarity)],
     g: Idx,
 ) -> (bool, String) {
     let l = Lang::of(p);
     let (_, all) = grant_terms(&cat.grants[g as usize]);
-    let hits: Vec<String> = terms.iter().filter(|t| term_in(t, &all)).cloned().collect();
-    let z = sim.z(g);
+    let hits: Vec<String> = topic
+        .terms
+        .iter()
+        .filter(|t| term_in(t, &all))
+        .cloned()
+        .collect();
+    let z = topic.sim.z(g);
     // The users' applicant type stated by the programme itself is strong
     // evidence: then a topic above the catalogue's average suffices.
     let confirmed = !p.applicant_types.is_empty()
@@ -916,11 +971,12 @@ fn topic_verdict(
     // researchers' own. Who may apply is the applicant rule's question.
     let research_call =
         names_research(&p.topic) && cat.facts(g).kind.value == ProgrammeKind::ResearchCall;
-    let ok = z >= TOPIC_Z_STRONG
-        || (z >= TOPIC_Z_WEAK && !hits.is_empty())
+    let weak_evidence = (z >= TOPIC_Z_WEAK && !hits.is_empty())
         || (confirmed && z >= TOPIC_Z_CONFIRMED)
         || item.is_some()
         || research_call;
+    let other_sectors = other_sectors(cat, &topic.sectors, g);
+    let ok = z >= TOPIC_Z_STRONG || (weak_evidence && other_sectors.is_empty());
     let band = match (z >= TOPIC_Z_STRONG, z >= TOPIC_Z_WEAK, l.en) {
         (true, _, false) => "hoch",
         (true, _, true) => "high",
@@ -953,6 +1009,23 @@ fn topic_verdict(
             "; the programme states that the users may apply",
         ));
     }
+    if weak_evidence && !ok {
+        let names: Vec<&str> = other_sectors
+            .iter()
+            .map(|s| if l.en { s.label_en() } else { s.label_de() })
+            .collect();
+        kw.push_str(&if l.en {
+            format!(
+                "; but its title restricts it to {}, a sector the prompt's topic does not name",
+                names.join(" and ")
+            )
+        } else {
+            format!(
+                "; laut Titel gilt das Programm aber nur für {}, eine Branche, die das Thema des Prompts nicht nennt",
+                names.join(" und ")
+            )
+        });
+    }
     let short_topic: String = if p.topic.chars().count() > 80 {
         format!(
             "{} …",
@@ -961,8 +1034,8 @@ fn topic_verdict(
     } else {
         p.topic.clone()
     };
-    let cos = l.num(sim.cos[g as usize]);
-    let pct = sim.percentile(g);
+    let cos = l.num(topic.sim.cos[g as usize]);
+    let pct = topic.sim.percentile(g);
     let sentence = if l.en {
         format!("Topical similarity to “{short_topic}” {band} (cosine {cos}, closer than {pct} % of the catalogue); {kw}.")
     } else {
@@ -1682,6 +1755,45 @@ mod tests {
     }
 
     #[test]
+    fn a_sector_programme_needs_a_prompt_topic_of_its_sector() {
+        use crate::facts::sector::Sector::*;
+        let cat = real();
+        let grant = |slug: &str| cat.grant_by_slug(slug).expect(slug);
+        let care = QualificationPrompt::parse(
+            cat,
+            "Wir beraten Träger von Pflegeeinrichtungen in Sachsen. Unsere Nutzer brauchen Geld \
+             für die Ausbildung von Fachkräften. Nicht passend sind Programme für \
+             Kindertagesstätten und Schulen.",
+        );
+        let sectors = topic_sectors(&care);
+        assert!(sectors.contains(&Health), "{sectors:?}");
+        assert!(
+            !sectors.contains(&Childcare),
+            "an exclusion names no users: {sectors:?}"
+        );
+        let shipping = grant("ausbildungsplatzfoerderung-in-der-seeschifffahrt");
+        assert_eq!(other_sectors(cat, &sectors, shipping), vec![Maritime]);
+        // Business abroad restricts no trade; a programme of the topic's sector fits.
+        let abroad = grant("pilotprojekt-ausbildung-weltweit");
+        assert!(cat.facts(abroad).sectors.contains(&International));
+        assert!(other_sectors(cat, &sectors, abroad).is_empty());
+        let nursing = grant("esf-rueckenwind-sozialwirtschaft");
+        assert!(other_sectors(cat, &sectors, nursing).is_empty());
+        // A topic of no sector (founders of any trade) and research restrict nothing.
+        let founders = QualificationPrompt::parse(
+            cat,
+            "Programme für Gründerinnen und Gründer in Thüringen: Geld für die Gründung und \
+             für die Entwicklung innovativer Produkte.",
+        );
+        assert!(topic_sectors(&founders).is_empty(), "{:?}", founders.topic);
+        let research = QualificationPrompt::parse(
+            cat,
+            "Universities in Saxony: research projects in life sciences and medicine.",
+        );
+        assert!(topic_sectors(&research).is_empty());
+    }
+
+    #[test]
     fn residential_programmes_need_a_prompt_about_housing() {
         let cat = real();
         let g = cat
@@ -1781,7 +1893,11 @@ mod tests {
             std: 0.01,
             sorted: vec![0.8; n],
         };
-        let topic = (flat, Vec::new());
+        let topic = Topic {
+            sectors: topic_sectors(&p),
+            sim: flat,
+            terms: Vec::new(),
+        };
         let by_slug = |s: &str| cat.grant_by_slug(s).unwrap();
         // ErUM-Pro "Universum": a research call open to universities.
         let q = qualify_one(cat, &p, Some(&topic), &[], &[], by_slug("erum-2025"));
