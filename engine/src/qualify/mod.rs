@@ -29,7 +29,11 @@
 //! ([`crate::text::analyze`] terms, compounds included). Only specific words count as
 //! keywords: a word found in more than [`MAX_KEYWORD_SHARE`] of the catalogue
 //! ("Projekt", "Förderung") is no evidence of a topic. A prompt without topic words
-//! decides by the rules alone. A grant is qualified when every rule and the topic fit.
+//! decides by the rules alone. A grant whose title restricts it to a sector
+//! ([`crate::facts::sector`]) the topic does not speak of, while the topic speaks of
+//! others, fits only at z ≥ [`TOPIC_Z_STRONG`] (care providers' "Ausbildung" is no
+//! evidence for "Ausbildungsplatzförderung in der Seeschifffahrt"; `other_sectors`).
+//! A grant is qualified when every rule and the topic fit.
 //! For an English prompt the German terms of its topic ([`crate::glossary`]) join the
 //! topic's embedding and its keywords. A partner can correct the reading
 //! ([`QualificationRules`], `--rules-file`); [`QualificationPrompt::read`] applies it.
@@ -1777,7 +1781,8 @@ mod tests {
         let abroad = grant("pilotprojekt-ausbildung-weltweit");
         assert!(cat.facts(abroad).sectors.contains(&International));
         assert!(other_sectors(cat, &sectors, abroad).is_empty());
-        let nursing = grant("esf-rueckenwind-sozialwirtschaft");
+        let nursing = grant("pflege-azubi-richtlinie");
+        assert!(cat.facts(nursing).sectors.contains(&Health));
         assert!(other_sectors(cat, &sectors, nursing).is_empty());
         // A topic of no sector (founders of any trade) and research restrict nothing.
         let founders = QualificationPrompt::parse(
