@@ -33,7 +33,9 @@
 //! ([`crate::facts::sector`]) the topic does not speak of, while the topic speaks of
 //! others, fits only at z ≥ [`TOPIC_Z_STRONG`] (care providers' "Ausbildung" is no
 //! evidence for "Ausbildungsplatzförderung in der Seeschifffahrt"; `other_sectors`).
-//! A grant is qualified when every rule and the topic fit.
+//! A loan, guarantee, equity or investment grant open to any topic
+//! (`finances_any_topic`) fits any topic when the programme names the users as
+//! applicants. A grant is qualified when every rule and the topic fit.
 //! For an English prompt the German terms of its topic ([`crate::glossary`]) join the
 //! topic's embedding and its keywords. A partner can correct the reading
 //! ([`QualificationRules`], `--rules-file`); [`QualificationPrompt::read`] applies it.
@@ -856,6 +858,21 @@ fn other_sectors(cat: &Catalogue, topic_sectors: &[Sector], g: Idx) -> Vec<Secto
     own
 }
 
+/// Grant `g` finances projects on any topic: a programme open to any topic
+/// ([`crate::facts::GrantFacts::topic_open`]: company financing, regional economic
+/// promotion …) that is a loan, guarantee or equity, or an investment grant ("Bürgschaft
+/// der Investitionsbank", "Landesförderprogramm für regionale Investitionen"). Its text
+/// speaks of financing, so its similarity to any topic is low; for users it names as
+/// applicants it fits their topic. Not a project grant: those open to any topic are
+/// founding and innovation programmes, which serve founders and innovators, not every
+/// user. Since method version 23.
+fn finances_any_topic(cat: &Catalogue, g: Idx) -> bool {
+    let facts = cat.facts(g);
+    facts.topic_open
+        && (facts.grant_type.value != GrantType::Subsidy
+            || facts.kind.value == ProgrammeKind::InvestmentGrant)
+}
+
 /// A topic the prompt rules out, with its similarity to every grant and its words.
 struct ExcludedTopic {
     text: String,
@@ -975,8 +992,10 @@ fn topic_verdict(
     // researchers' own. Who may apply is the applicant rule's question.
     let research_call =
         names_research(&p.topic) && cat.facts(g).kind.value == ProgrammeKind::ResearchCall;
+    let finances_any_topic = finances_any_topic(cat, g);
     let weak_evidence = (z >= TOPIC_Z_WEAK && !hits.is_empty())
         || (confirmed && z >= TOPIC_Z_CONFIRMED)
+        || (confirmed && finances_any_topic)
         || item.is_some()
         || research_call;
     let other_sectors = other_sectors(cat, &topic.sectors, g);
@@ -1006,6 +1025,11 @@ fn topic_verdict(
         kw.push_str(&l.pick(
             "; es ist eine Forschungsförderung, und der Prompt nennt Forschung als Thema",
             "; it is a research call, and the prompt's topic is research",
+        ));
+    } else if confirmed && finances_any_topic && z < TOPIC_Z_CONFIRMED && ok {
+        kw.push_str(&l.pick(
+            "; es finanziert Vorhaben jedes Themas, und die Antragsberechtigung der Nutzer steht im Programm",
+            "; it finances projects on any topic, and the programme states that the users may apply",
         ));
     } else if confirmed && z < TOPIC_Z_WEAK && ok {
         kw.push_str(&l.pick(
@@ -1796,6 +1820,29 @@ mod tests {
             "Universities in Saxony: research projects in life sciences and medicine.",
         );
         assert!(topic_sectors(&research).is_empty());
+    }
+
+    #[test]
+    fn financing_open_to_any_topic_fits_every_topic() {
+        let cat = real();
+        let grant = |slug: &str| cat.grant_by_slug(slug).expect(slug);
+        // A guarantee and a regional investment grant finance any project.
+        assert!(finances_any_topic(
+            cat,
+            grant("buergschaft-investitionsbank-rheinland")
+        ));
+        assert!(finances_any_topic(
+            cat,
+            grant("landesfoerderprogramm-regio")
+        ));
+        // A founders' programme open to any topic serves founders, not every user.
+        assert!(cat.facts(grant("erasmus-fuer-jungunternehmer")).topic_open);
+        assert!(!finances_any_topic(
+            cat,
+            grant("erasmus-fuer-jungunternehmer")
+        ));
+        // A programme with a topic does not.
+        assert!(!finances_any_topic(cat, grant("pflege-azubi-richtlinie")));
     }
 
     #[test]
