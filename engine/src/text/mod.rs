@@ -141,6 +141,23 @@ const STOP_WORDS: &[&str] = &[
     "into",
     "such",
     "also",
+    // Pronouns whose stems are other stop words' forms ("deren" → "der", "denen" →
+    // "den"): after stemming they would be rare terms — "den" only from the 59
+    // programmes that say "denen" — and count as topic words.
+    "deren",
+    "dessen",
+    "denen",
+    "derer",
+    "jede",
+    "jeder",
+    "jedes",
+    "jeden",
+    "jedem",
+    "welche",
+    "welcher",
+    "welches",
+    "welchen",
+    "welchem",
 ];
 
 /// Folds German umlauts and ß to ASCII (ä→a, ö→o, ü→u, ß→ss) on already lower-cased text.
@@ -245,6 +262,9 @@ mod tests {
     #[test]
     fn stop_words_dropped() {
         assert!(analyze("für die und der").is_empty());
+        // Pronouns that stem to a stop word's form are no terms either.
+        assert!(analyze("deren denen dessen jede welche").is_empty());
+        assert_eq!(analyze("Waren"), ["war"], "goods are a word");
     }
 
     #[test]
