@@ -143,7 +143,8 @@ const STOP_WORDS: &[&str] = &[
     "also",
     // Pronouns whose stems are other stop words' forms ("deren" → "der", "denen" →
     // "den"): after stemming they would be rare terms — "den" only from the 59
-    // programmes that say "denen" — and count as topic words.
+    // programmes that say "denen" — and count as topic words. Stop words are dropped
+    // before stemming, so each form is listed.
     "deren",
     "dessen",
     "denen",
@@ -158,6 +159,19 @@ const STOP_WORDS: &[&str] = &[
     "welches",
     "welchen",
     "welchem",
+    // Likewise the possessives' and personal pronouns' other cases ("die Digitalisierung
+    // ihres Betriebs" → "ihr").
+    "ihrem",
+    "ihres",
+    "seinem",
+    "seines",
+    "unserem",
+    "unseren",
+    "unserer",
+    "unseres",
+    "ihnen",
+    "ihn",
+    "ihm",
 ];
 
 /// Folds German umlauts and ß to ASCII (ä→a, ö→o, ü→u, ß→ss) on already lower-cased text.
@@ -263,7 +277,7 @@ mod tests {
     fn stop_words_dropped() {
         assert!(analyze("für die und der").is_empty());
         // Pronouns that stem to a stop word's form are no terms either.
-        assert!(analyze("deren denen dessen jede welche").is_empty());
+        assert!(analyze("deren denen dessen jede welche ihres unserem Ihnen").is_empty());
         assert_eq!(analyze("Waren"), ["war"], "goods are a word");
     }
 
