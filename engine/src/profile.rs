@@ -13,6 +13,7 @@ use crate::facts::sector::Sector;
 use crate::facts::{applicant_words, ApplicantType};
 use crate::model::GrantType;
 
+mod exclusions;
 mod funding;
 pub use funding::{asked_grant_types, excluded_grant_types, AskedTypes};
 
@@ -131,8 +132,13 @@ impl Locale {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedProfile {
     pub organization_id: String,
-    /// The text embedded as the query.
+    /// The text embedded as the query: name, description, mission, project and keywords
+    /// without the clauses the profile excludes ([`Self::exclusions`]).
     pub query_text: String,
+    /// Clauses that say what the organisation does not want ("nicht für Forschung",
+    /// "Ein Neubau ist nicht geplant", "we do not plan any construction"): cut out of the
+    /// texts its topic, needs, research and sectors are read from.
+    pub exclusions: Vec<String>,
     /// Explicit topic words: keywords, unresolved target-group names, project title.
     pub keywords: Vec<String>,
     /// For a German profile without keywords: the glossary's topic terms found in its
@@ -356,17 +362,20 @@ impl MatchInput {
         }
         let (keywords, target_groups) = self.topic_words(cat, p);
         let locale = profile_locale(p)?;
-        let query = self.query_text(p, description);
+        // Instruments, places and language are read from the whole text (their rules
+        // know refusals); the topic only from what the profile does not exclude.
+        let full = self.query_text(p, description);
+        let (query, exclusions) = topic_text(&full);
         let located_regions = if regions.is_empty() {
-            crate::text::places::lands_in(&query)
+            crate::text::places::lands_in(&full)
                 .into_iter()
                 .filter_map(|code| cat.find_region(code))
                 .collect()
         } else {
             Vec::new()
         };
-        let excluded_grant_types = excluded_grant_types(&query);
-        let asked = asked_grant_types(&query);
+        let excluded_grant_types = excluded_grant_types(&full);
+        let asked = asked_grant_types(&full);
         let allowed = |t: &GrantType| !excluded_grant_types.contains(t);
         let wanted_grant_types = asked
             .sought
@@ -384,7 +393,7 @@ impl MatchInput {
             sectors.push(Sector::Housing);
         }
         let academic = academic_rule().is_match(&query);
-        let text_language = text_language(&query);
+        let text_language = text_language(&full);
         // A German profile without keywords gets the glossary's topic terms found in its
         // texts (an English one has its German glossary terms already).
         let read_topics: Vec<String> = if p.keywords.is_empty() && text_language == Locale::De {
@@ -406,20 +415,23 @@ impl MatchInput {
                 .map(String::from)
                 .collect(),
         };
+        let need_texts: Vec<String> = [
+            Some(description),
+            p.mission.as_deref(),
+            self.project.as_ref().and_then(|x| x.description.as_deref()),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|t| topic_text(t).0)
+        .collect();
         let needs = needs_of(
             &keywords,
-            &[
-                Some(description),
-                p.mission.as_deref(),
-                self.project.as_ref().and_then(|x| x.description.as_deref()),
-            ]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>(),
+            &need_texts.iter().map(String::as_str).collect::<Vec<_>>(),
         );
         Ok(ResolvedProfile {
             organization_id: organization_id.to_string(),
             query_text: query,
+            exclusions,
             keywords,
             read_topics,
             regions,
@@ -547,6 +559,17 @@ impl MatchInput {
             query.push_str(&p.keywords.join(", "));
         }
         query
+    }
+}
+
+/// `text` without the clauses it excludes ([`exclusions::strip`]), and those clauses; the
+/// whole text when nothing else is left.
+fn topic_text(text: &str) -> (String, Vec<String>) {
+    let (kept, excluded) = exclusions::strip(text);
+    if kept.chars().any(char::is_alphanumeric) {
+        (kept, excluded)
+    } else {
+        (text.to_string(), Vec::new())
     }
 }
 

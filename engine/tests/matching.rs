@@ -1973,6 +1973,41 @@ fn resolve_company(cat: &Catalogue, description: &str) -> ResolvedProfile {
     .unwrap()
 }
 
+/// What a profile says it does not want is cut out of the texts its topic is read from:
+/// the query, the needs, research and sectors; the funding-type rules still read the
+/// whole text.
+#[test]
+fn a_profile_s_exclusions_are_no_topic() {
+    let cat = &tiny().catalogue;
+    let profile = resolve_company(
+        cat,
+        "Wir sind ein Zimmereibetrieb und wollen eine neue Abbundanlage kaufen. \
+         Außerdem wollen wir unsere Mitarbeiter im Holzbau weiterbilden. Wir suchen keine Förderung für Forschung oder Landwirtschaft, sondern einen Zuschuss. \
+         Eine Kooperation mit einer Hochschule ist nicht geplant. Kredite möchten wir nicht aufnehmen.",
+    );
+    assert_eq!(
+        profile.exclusions,
+        [
+            "keine Förderung für Forschung oder Landwirtschaft",
+            "Eine Kooperation mit einer Hochschule ist nicht geplant",
+        ]
+    );
+    for cut in ["Forschung", "Landwirtschaft", "Hochschule"] {
+        assert!(!profile.query_text.contains(cut), "{}", profile.query_text);
+        assert!(
+            profile.needs.iter().all(|n| !n.contains(cut)),
+            "{:?}",
+            profile.needs
+        );
+    }
+    assert!(profile.query_text.contains("Abbundanlage"));
+    assert!(profile.needs.iter().any(|n| n.contains("Abbundanlage")));
+    assert!(!profile.research_oriented);
+    assert!(profile.sectors.is_empty(), "{:?}", profile.sectors);
+    // The refused loans are the funding-type rules' reading, from the whole text.
+    assert_eq!(profile.excluded_grant_types, [GrantType::Loan]);
+}
+
 /// `m`'s total is `factor` times the default weighted mean of its components.
 fn assert_total_weighs(cat: &Catalogue, m: &Match, factor: f32, what: &str) {
     let weighted = MatchWeights::default().mean(&m.components);
@@ -2025,6 +2060,11 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
         (
             "Wir sind ein Forschungslabor und entwickeln neue Sensoren in Forschungsprojekten.",
             true,
+        ),
+        // Research the profile rules out is no research it does.
+        (
+            "Wir sind eine Bäckerei und wollen eine Wärmepumpe einbauen. Forschungsprojekte planen wir nicht.",
+            false,
         ),
     ] {
         let profile = resolve_company(cat, description);
