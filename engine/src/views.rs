@@ -163,6 +163,12 @@ pub struct GrantFactsView {
     pub sme_only: Option<Fact<bool>>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub non_profit_only: Option<Fact<bool>>,
+    /// Companies and founders the programme's text names as those its applicants support
+    /// ("Wenn Sie kleine und mittlere Unternehmen … unterstützen, können Sie …"): they
+    /// benefit from others' projects, and matching and qualification count the programme
+    /// as a misfit for an organisation of only these types; `null` when the text names none.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub beneficiaries: Option<Fact<Vec<ApplicantType>>>,
     /// Sectors the title restricts the programme to (empty when it names none); a
     /// profile that speaks of none of them gets it as a kind misfit.
     pub sectors: Vec<crate::facts::sector::Sector>,
@@ -295,6 +301,7 @@ impl GrantFactsView {
             grant_type: f.grant_type.clone(),
             sme_only: f.sme_only.clone(),
             non_profit_only: f.non_profit_only.clone(),
+            beneficiaries: f.supported.clone(),
             sectors: f.sectors.clone(),
             labels: LabelsFact {
                 source: f.labels,

@@ -257,3 +257,35 @@ def test_filters_restrict_results(engine):
             if reg["id"] in chain(bayern) or bayern in chain(reg["id"])
         ]
         assert related, r["title"]
+
+
+def test_a_programme_for_those_who_support_companies_funds_no_companys_own_project(engine):
+    """A teaser that names companies as those its applicants support ("Wenn Sie kleine oder
+    mittlere Unternehmen … beraten und unterstützen, können Sie …") is the grant fact
+    ``beneficiaries``; for a company it is a kind misfit (never ``very_suitable``) and the
+    reason says why, for a chamber that supports companies it is not."""
+    slug = "passgenaue-besetzung-willkommenslotsen"
+    fact = engine.grant(slug)["facts"]["beneficiaries"]
+    assert fact["value"] == ["company"] and fact["source"] == "text"
+    assert fact["evidence"].startswith("Wenn Sie kleine oder mittlere Unternehmen (KMU)")
+    assert engine.grant(engine.match(SPORT)[0]["slug"])["facts"]["beneficiaries"] is None
+    company = {
+        "name": "Elektro Richter GmbH",
+        "description": "Wir sind ein Elektrobetrieb in Leipzig mit 30 Beschäftigten. Wir wollen "
+        "mehr Ausbildungsplätze besetzen und ausländische Fachkräfte gewinnen und integrieren.",
+        "regions": ["Sachsen"],
+    }
+    chamber = {
+        "name": "Handwerkskammer zu Leipzig",
+        "description": "Die Handwerkskammer berät kleine und mittlere Betriebe bei der Besetzung "
+        "von Ausbildungsplätzen und bei der Integration ausländischer Fachkräfte.",
+        "regions": ["Sachsen"],
+    }
+    said = "laut programmtext fördert es, wer unternehmen unterstützt"
+    for_company = {r["slug"]: r for r in engine.match(company, limit=None)}
+    assert slug in for_company
+    assert for_company[slug]["relevance_score"] <= 89
+    assert said in for_company[slug]["match_reason"].lower()
+    for_chamber = {r["slug"]: r for r in engine.match(chamber, limit=None)}
+    assert slug in for_chamber
+    assert said not in for_chamber[slug]["match_reason"].lower()

@@ -366,6 +366,69 @@ pub fn read(text: &str) -> Option<TextApplicants> {
     possessive_hit
 }
 
+/// Verbs of supporting others: "Wenn Sie kleine oder mittlere Unternehmen … beraten und
+/// unterstützen", "… Start-ups in der Frühphase intensiv betreuen möchten".
+fn supporting() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        re(r"\b(beraten|unterstützen|begleiten|betreuen|sensibilisieren|coachen|informieren|vernetzen|qualifizieren|schulen)\b")
+    })
+}
+
+/// Companies and founders a teaser names as those its applicant supports — the object of
+/// a verb of support in the condition ("Wenn Sie kleine oder mittlere Unternehmen (KMU)
+/// bei der passgenauen Besetzung von Ausbildungsplätzen … beraten und unterstützen,
+/// können Sie …", "Wenn Sie als sogenannter Akzelerator Start-ups … betreuen möchten"):
+/// they benefit, someone else applies. Not when the clause speaks of the applicant's own
+/// organisation or people ("Ihr Unternehmen", "sich beraten lassen"); the "als" phrases
+/// (the applicant) are left out. Only companies and founders: the types whose own
+/// projects such a programme does not fund although its topic is theirs.
+pub fn supported(text: &str) -> Option<TextApplicants> {
+    static R: OnceLock<[Regex; 4]> = OnceLock::new();
+    let [condition, own, companies, founders] = R.get_or_init(|| {
+        [
+            re(r"^(Wenn|Sofern|Falls) Sie\b"),
+            re(r"\b([Ii]hr(e|en|em|er|es)?|sich|lassen|selbst)\b"),
+            // Whole words: "Landwirtschaftsanpassung" names no company.
+            re(r"\b(Unternehmen|KMU|\w*[Bb]etrieben?|\w*[Bb]etriebe|Firmen|Unternehmerinnen|Unternehmern?|Selbst(st)?ändigen?|Mittelstand)\b"),
+            re(r"\b(Gründerinnen|Gründern?|Existenzgründer\w*|Start-ups?|Startups?|Gründungsteams?)\b"),
+        ]
+    });
+    for sentence in sentences(text) {
+        let sentence = sentence.trim_start();
+        let Some(start) = condition.find(sentence) else {
+            continue;
+        };
+        let clause = main_clause()
+            .find(sentence)
+            .map_or(sentence, |m| &sentence[..m.start()]);
+        let Some(verb) = supporting().find_at(clause, start.end()) else {
+            continue;
+        };
+        if own.is_match(clause) {
+            continue;
+        }
+        let mut object = clause[start.end()..verb.start()].to_string();
+        for phrase in als_phrases(clause) {
+            object = object.replace(&format!("als {phrase}"), " ");
+        }
+        // Founders found companies: a start-up is both.
+        let mut types: Vec<ApplicantType> = Vec::new();
+        if founders.is_match(&object) {
+            types.extend([ApplicantType::Company, ApplicantType::Founder]);
+        } else if companies.is_match(&object) {
+            types.push(ApplicantType::Company);
+        }
+        if !types.is_empty() {
+            return Some(TextApplicants {
+                types,
+                sentence: sentence.to_string(),
+            });
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::ApplicantType::*;
@@ -396,6 +459,45 @@ mod tests {
     }
 
     /// Whitespace wider than one byte before a full stop does not split a character.
+    #[test]
+    fn companies_supported_by_the_applicant_are_no_applicants() {
+        let supported = |t: &str| super::supported(t).map(|r| r.types);
+        assert_eq!(
+            supported(
+                "Wenn Sie kleine oder mittlere Unternehmen (KMU) bei der passgenauen Besetzung \
+                 von Ausbildungsplätzen beraten und unterstützen, können Sie unter bestimmten \
+                 Voraussetzungen einen Zuschuss erhalten."
+            ),
+            Some(vec![Company])
+        );
+        assert_eq!(
+            supported(
+                "Wenn Sie als Kammer oder berufsständische Vereinigung kleine oder mittlere \
+                 Unternehmen für das Themenfeld Unternehmensnachfolge sensibilisieren wollen, \
+                 können Sie einen Zuschuss erhalten."
+            ),
+            Some(vec![Company])
+        );
+        assert_eq!(
+            supported(
+                "Wenn Sie Gründerinnen oder Gründer beim Markteinstieg unterstützen wollen, \
+                 können Sie einen Zuschuss erhalten."
+            ),
+            Some(vec![Company, Founder])
+        );
+        // The applicant's own company, people or advice is its own project.
+        for own in [
+            "Wenn Sie Ihr Unternehmen von externen Fachleuten beraten lassen, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie die Beschäftigten in Ihrem Betrieb qualifizieren, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie sich als Unternehmen beraten lassen wollen, können Sie einen Zuschuss erhalten.",
+            // A compound is no company; a plan of the applicant's own is no support.
+            "Wenn Sie ländliche Räume durch Maßnahmen der Landwirtschaftsanpassung unterstützen, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie als Unternehmen in neue Maschinen investieren, können Sie einen Zuschuss erhalten.",
+        ] {
+            assert_eq!(supported(own), None, "{own}");
+        }
+    }
+
     #[test]
     fn sentences_split_after_wide_whitespace() {
         let text = "Wir sind\u{2008}hier. Wir\u{a0}bleiben. Ende";

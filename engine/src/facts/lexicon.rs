@@ -281,6 +281,15 @@ pub fn applicant_words(phrase: &str) -> Vec<ApplicantType> {
                 .expect("valid municipal-body rule")
         })
         .replace_all(phrase, "Kommunen");
+    // Chambers are public bodies, whatever trade they name ("Handwerkskammer" is no craft
+    // business, "Landwirtschaftskammer" no farm).
+    static CHAMBERS: OnceLock<Regex> = OnceLock::new();
+    let phrase = CHAMBERS
+        .get_or_init(|| {
+            Regex::new(r"(?i)\b(handwerks|handels|industrie- und handels|landwirtschafts|ärzte|zahnärzte|tierärzte|apotheker|architekten|ingenieur|steuerberater|rechtsanwalts|notar|psychotherapeuten|wirtschaftsprüfer|pflege|berufs)?kammer(n)?\b|\bchambers? of (commerce|crafts?|skilled crafts|industry)( and (commerce|industry))?")
+                .expect("valid chamber rule")
+        })
+        .replace_all(&phrase, "öffentliche Einrichtung");
     let mut out: Vec<ApplicantType> = Vec::new();
     for rule in rules() {
         if rule.rx.is_match(&phrase) {
@@ -311,6 +320,32 @@ mod tests {
             vec![Municipality]
         );
         assert_eq!(applicant_words("Vereine und Verbände"), vec![Association]);
+    }
+
+    #[test]
+    fn chambers_are_public_bodies() {
+        for chamber in [
+            "Handwerkskammer zu Leipzig",
+            "Landwirtschaftskammer Niedersachsen",
+            "Industrie- und Handelskammer",
+            "Kammern",
+            "Chamber of Skilled Crafts",
+        ] {
+            assert_eq!(
+                applicant_words(chamber),
+                vec![PublicInstitution],
+                "{chamber}"
+            );
+        }
+        assert_eq!(
+            applicant_words("Kammer oder berufsständische Vereinigung"),
+            vec![Association, PublicInstitution]
+        );
+        // A cold room is no chamber of a trade.
+        assert_eq!(
+            applicant_words("Handwerksbetrieb mit Kühlkammer"),
+            vec![Company]
+        );
     }
 
     #[test]

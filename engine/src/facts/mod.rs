@@ -71,6 +71,11 @@ pub struct GrantFacts {
     /// "Wohngebäude", "Exportinitiative Gesundheitswirtschaft"): it suits an organisation
     /// only when the organisation speaks of one of them.
     pub sectors: Vec<sector::Sector>,
+    /// Companies and founders the programme supports through its applicants, as its text
+    /// says ([`applicants::supported`]: "Wenn Sie kleine und mittlere Unternehmen …
+    /// unterstützen, können Sie …"), without the types its stated applicants include.
+    /// Their own projects are not what it funds.
+    pub supported: Option<Fact<Vec<ApplicantType>>>,
     /// A university or research institution applies for the founding teams it supports
     /// (EXIST-Gründungsstipendium): a programme for academic founders, though they are
     /// not its applicants.
@@ -89,6 +94,17 @@ impl GrantFacts {
     /// exclude it, `None` when unknown.
     pub fn admits(&self, t: ApplicantType) -> Option<bool> {
         self.applicants.as_ref().map(|f| f.value.contains(&t))
+    }
+
+    /// True when every one of `types` (at least one) is among those the programme
+    /// supports through its applicants ([`Self::supported`]): an organisation of these
+    /// types only benefits from projects of others.
+    pub fn only_supports(&self, types: &[ApplicantType]) -> bool {
+        !types.is_empty()
+            && self
+                .supported
+                .as_ref()
+                .is_some_and(|f| types.iter().all(|t| f.value.contains(t)))
     }
 }
 
@@ -199,6 +215,24 @@ fn facts_of(
         predicted_applicants(cat, near.as_ref(), g)
     };
     let non_profit_only = kind::non_profit_only(grant, applicants.as_ref()).map(read);
+    let stated = applicants
+        .as_ref()
+        .filter(|f| f.source != Source::Derived)
+        .map_or(&[][..], |f| &f.value[..]);
+    let supported = grant
+        .short_description
+        .as_deref()
+        .and_then(applicants::supported)
+        .map(|r| Fact {
+            value: r
+                .types
+                .into_iter()
+                .filter(|t| !stated.contains(t))
+                .collect::<Vec<_>>(),
+            source: Source::Text,
+            evidence: Some(r.sentence),
+        })
+        .filter(|f| !f.value.is_empty());
     GrantFacts {
         kind: read(kind::kind(grant)),
         grant_type: read(kind::grant_type(grant)),
@@ -212,6 +246,7 @@ fn facts_of(
                 .iter()
                 .all(|&s| s == sector::Sector::International),
         founding_teams_via_institution: kind::founding_teams_via_institution(grant),
+        supported,
         applicants,
         labels: if own {
             Source::Labelled

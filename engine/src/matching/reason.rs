@@ -36,6 +36,7 @@ pub(crate) fn explain(
     facts.extend(region_fact(cat, fit, p.regions.is_empty(), de));
     facts.extend(applicant_fact(cat, p, m, de));
     facts.extend(sector_fact(cat, p, m, de));
+    facts.extend(supported_fact(cat, p, m, de));
     facts.extend(funding_type_fact(
         p,
         m,
@@ -76,6 +77,28 @@ fn sector_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Opt
             "its title restricts it to {}, which your profile does not mention",
             names.join(", ")
         )
+    })
+}
+
+/// A programme for those who support organisations of the profile's type.
+fn supported_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
+    let facts = cat.facts(m.grant);
+    if !facts.only_supports(&p.applicant_types) {
+        return None;
+    }
+    let names: Vec<String> = facts.supported.as_ref().map_or(Vec::new(), |f| {
+        f.value
+            .iter()
+            .map(|t| if de { t.plural_de() } else { t.label_en() }.to_string())
+            .collect()
+    });
+    let names = list(&names, 2);
+    Some(if de {
+        format!(
+            "laut Programmtext fördert es, wer {names} unterstützt, nicht deren eigene Vorhaben"
+        )
+    } else {
+        format!("according to its text it funds those who support {names}, not their own projects")
     })
 }
 

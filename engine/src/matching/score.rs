@@ -96,11 +96,15 @@ pub const SECTOR_KIND_FIT: f32 = 0.8;
 /// Fit of the programme kind: research calls suit organisations that do research, and
 /// a programme restricted to sectors (residential buildings, agriculture, health …)
 /// suits profiles that speak of one of them (a little better than a neutral one) and
-/// misfits the others; other kinds are neutral.
+/// misfits the others; a programme for those who support companies
+/// ([`crate::facts::GrantFacts::only_supports`]) misfits a company; other kinds are
+/// neutral.
 fn kind_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> f32 {
     use crate::facts::ApplicantType::{ResearchInstitution, University};
     let facts = cat.facts(g);
-    if crate::facts::sector::misfit(&facts.sectors, &p.sectors) {
+    if crate::facts::sector::misfit(&facts.sectors, &p.sectors)
+        || facts.only_supports(&p.applicant_types)
+    {
         return 0.15;
     }
     if facts.kind.value != ProgrammeKind::ResearchCall {

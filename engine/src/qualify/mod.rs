@@ -94,7 +94,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 23;
+pub const METHOD_VERSION: u32 = 24;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -606,6 +606,32 @@ fn applicant_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> 
     })
 }
 
+/// A programme for those who support companies or founders
+/// ([`crate::facts::GrantFacts::only_supports`]: "Wenn Sie kleine und mittlere
+/// Unternehmen … unterstützen, können Sie …") fails a prompt whose users are only such:
+/// they benefit from someone else's project, their own is not funded.
+fn supported_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Option<RuleFact> {
+    let facts = cat.facts(g);
+    if !facts.only_supports(&p.applicant_types) {
+        return None;
+    }
+    let supported = facts.supported.as_ref()?;
+    let names = l.applicants(&supported.value);
+    let quote = supported
+        .evidence
+        .as_ref()
+        .filter(|e| e.chars().count() <= 160)
+        .map_or(String::new(), |e| format!(" („{e}“)"));
+    Some(RuleFact {
+        ok: false,
+        fact: if l.en {
+            format!("according to the programme text it funds those who support {names}{quote}, not their own projects")
+        } else {
+            format!("laut Programmtext fördert es, wer {names} unterstützt{quote}, nicht deren eigene Vorhaben")
+        },
+    })
+}
+
 /// Programme kinds the prompt rules out (research calls, prizes and scholarships …).
 fn kind_rule(cat: &Catalogue, p: &QualificationPrompt, g: Idx, l: Lang) -> Option<RuleFact> {
     if p.excluded_kinds.is_empty() {
@@ -944,6 +970,7 @@ fn rule_facts(
         sector_rule(cat, p, g, l),
         level_rule(cat, p, g, l),
         applicant_rule(cat, p, g, l),
+        supported_rule(cat, p, g, l),
         non_profit_rule(cat, p, g, l),
     ]
     .into_iter()
@@ -1820,6 +1847,38 @@ mod tests {
             "Universities in Saxony: research projects in life sciences and medicine.",
         );
         assert!(topic_sectors(&research).is_empty());
+    }
+
+    #[test]
+    fn a_programme_for_those_who_support_companies_fails_a_prompt_for_companies() {
+        let cat = real();
+        let g = cat
+            .grant_by_slug("passgenaue-besetzung-willkommenslotsen")
+            .expect("programme");
+        let smes = QualificationPrompt::parse(
+            cat,
+            "Kleine und mittlere Unternehmen in Sachsen suchen Geld für die Ausbildung und \
+             die Gewinnung von Fachkräften.",
+        );
+        assert_eq!(smes.applicant_types, [ApplicantType::Company]);
+        let rule = supported_rule(cat, &smes, g, Lang::of(&smes)).expect("the rule applies");
+        assert!(!rule.ok);
+        assert_eq!(
+            rule.fact,
+            "laut Programmtext fördert es, wer Unternehmen unterstützt, nicht deren eigene Vorhaben"
+        );
+        // Chambers and associations, who support companies, are its applicants.
+        let chambers = QualificationPrompt::parse(
+            cat,
+            "Kammern und Wirtschaftsverbände in Sachsen, die Betriebe bei der Gewinnung von \
+             Fachkräften beraten.",
+        );
+        assert!(supported_rule(cat, &chambers, g, Lang::of(&chambers)).is_none());
+        // A programme for companies' own projects is no such programme.
+        let own = cat
+            .grant_by_slug("pflege-azubi-richtlinie")
+            .expect("programme");
+        assert!(supported_rule(cat, &smes, own, Lang::of(&smes)).is_none());
     }
 
     #[test]
