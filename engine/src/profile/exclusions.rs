@@ -37,7 +37,7 @@ fn forward() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
         re(&format!(
-            r"(?-u:\b)(nicht (für|um|zur|zum)(?-u:\b)|({WISH_DE}) (wir |ich )?(\w+ ){{0,2}}?(?P<from>kein(e|en|er|em)?)(?-u:\b)|weder(?-u:\b)|ausgenommen(?-u:\b)|not (for|about|into|towards?|to (fund|finance|pay for))(?-u:\b)|(do|does|did|will|would|are|is|am|wo)(n't|n’t| not) ({WISH_EN})\w*|no (interest in|plans? (to|for)|need for|intention)(?-u:\b)|(do|does|conduct|conducts|carry out|carries out|perform|performs) no(?-u:\b)|neither(?-u:\b)|except(?-u:\b)|excluding(?-u:\b))"
+            r"(?-u:\b)(nicht (für|um|zur|zum)(?-u:\b)|({WISH_DE}) (wir |ich )?(\w+ ){{0,2}}?(?P<from>kein(e|en|er|em)?)(?-u:\b)|weder(?-u:\b)|ausgenommen(?-u:\b)|not (for|about|into|towards?|to (fund|finance|pay for))(?-u:\b)|(do|does|did|will|would|are|is|am|wo)(n't|n’t| not) ({WISH_EN})\w*|no (interest in|plans? (to|for)|need for|intention)(?-u:\b)|not interested in(?-u:\b)|(?P<lack>kein(en)? (interesse|bedarf) (an|für))(?-u:\b)|(do|does|conduct|conducts|carry out|carries out|perform|performs) no(?-u:\b)|neither(?-u:\b)|except(?-u:\b)|excluding(?-u:\b))"
         ))
     })
 }
@@ -48,7 +48,7 @@ fn whole_clause() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
         re(&format!(
-            r"(?-u:\b)(({WISH_DE}) (wir|ich) (\w+ ){{0,3}}?nicht(?-u:\b)|(ist|sind|wird|werden|kommt|kommen|steht|stehen) (für uns |bei uns |dabei )?(ausdrücklich )?(nicht|kein|keine|keinen) (geplant|vorgesehen|in frage|infrage|thema|teil|gewünscht|gesucht|ziel|gegenstand|beabsichtigt|nötig|notwendig|erforderlich)|(is|are)(n't|n’t| not) (planned|an option|needed|required|part of|our (focus|aim|goal)|what we|wanted|sought|of interest|intended))"
+            r"(?-u:\b)(({WISH_DE}) (wir|ich) (\w+ ){{0,3}}?nicht(?-u:\b)|nicht (geplant|vorgesehen|gewünscht|gesucht|beabsichtigt) (ist|sind|wird|werden)(?-u:\b)|(ist|sind|wird|werden|kommt|kommen|steht|stehen) (für uns |bei uns |dabei )?(ausdrücklich )?(nicht|kein|keine|keinen) (geplant|vorgesehen|in frage|infrage|thema|teil|gewünscht|gesucht|ziel|gegenstand|beabsichtigt|nötig|notwendig|erforderlich)|(is|are)(n't|n’t| not) (planned|an option|needed|required|part of|our (focus|aim|goal)|what we|wanted|sought|of interest|intended))"
         ))
     })
 }
@@ -94,7 +94,10 @@ fn excluded_in(sentence: &str) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::new();
     for c in forward().captures_iter(sentence) {
         let whole = c.get(0).expect("match");
-        let from = c.name("from").map_or(whole.start(), |m| m.start());
+        let from = c
+            .name("from")
+            .or_else(|| c.name("lack"))
+            .map_or(whole.start(), |m| m.start());
         out.push(from..end_from(whole.end()).max(from));
     }
     for m in whole_clause().find_iter(sentence) {
@@ -183,6 +186,15 @@ mod tests {
 
         let (_, ex) = cut("We do not plan any construction; we need staff training.");
         assert_eq!(ex, ["do not plan any construction"]);
+
+        let (_, ex) = cut("Wir haben kein Interesse an Forschungsprojekten, aber an einer Halle.");
+        assert_eq!(ex, ["kein Interesse an Forschungsprojekten"]);
+
+        let (_, ex) = cut("Nicht geplant ist ein Neubau.");
+        assert_eq!(ex, ["Nicht geplant ist ein Neubau"]);
+
+        let (_, ex) = cut("We are not interested in export promotion.");
+        assert_eq!(ex, ["not interested in export promotion"]);
 
         let (_, ex) = cut("Forschungsförderung oder Bauzuschüsse brauche ich nicht.");
         assert_eq!(
