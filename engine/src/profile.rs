@@ -765,6 +765,11 @@ fn closest_entity_names(cat: &Catalogue, v: &str) -> Vec<String> {
 // The word boundaries of the profile rules are ASCII (`(?-u:\b)`): a Unicode `\b` makes
 // the regex engine leave its fast DFA on German text, and these rules run on every
 // request (none of their boundaries sits next to an umlaut).
+/// The text speaks of research or development ([`ResolvedProfile::research_oriented`]).
+pub(crate) fn names_research(text: &str) -> bool {
+    research_rule().is_match(text)
+}
+
 fn research_rule() -> &'static regex::Regex {
     static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     R.get_or_init(|| {

@@ -2070,6 +2070,14 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
         let profile = resolve_company(cat, description);
         assert_eq!(profile.research_oriented, researcher, "{description}");
         let matches = rank_two(&engine, &profile);
+        // Only a profile that rules research out is told so.
+        let told = |m: &Match| m.match_reason.contains("Forschung schließen Sie laut Ihren Angaben aus");
+        assert_eq!(
+            matches.iter().any(told),
+            !profile.exclusions.is_empty(),
+            "{description}"
+        );
+        assert!(matches.iter().filter(|m| told(m)).all(|m| is_call(m.grant)));
         // Both branches are exercised: research calls are among the results.
         assert!(
             matches.iter().any(|m| is_call(m.grant)),

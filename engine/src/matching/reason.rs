@@ -37,6 +37,7 @@ pub(crate) fn explain(
     facts.extend(applicant_fact(cat, p, m, de));
     facts.extend(sector_fact(cat, p, m, de));
     facts.extend(supported_fact(cat, p, m, de));
+    facts.extend(excluded_research_fact(cat, p, m, de));
     facts.extend(funding_type_fact(
         p,
         m,
@@ -99,6 +100,29 @@ fn supported_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> 
         )
     } else {
         format!("according to its text it funds those who support {names}, not their own projects")
+    })
+}
+
+/// A research call for a profile that says it does not want research ("Forschungsprojekte
+/// planen wir nicht"); silence about research says nothing.
+fn excluded_research_fact(
+    cat: &Catalogue,
+    p: &ResolvedProfile,
+    m: &Match,
+    de: bool,
+) -> Option<String> {
+    let call = cat.facts(m.grant).kind.value == crate::facts::ProgrammeKind::ResearchCall;
+    let ruled_out = p
+        .exclusions
+        .iter()
+        .any(|e| crate::profile::names_research(e));
+    (call && ruled_out && !p.research_oriented).then(|| {
+        if de {
+            "eine Forschungsförderung, und Forschung schließen Sie laut Ihren Angaben aus"
+        } else {
+            "a research call, and your profile rules out research"
+        }
+        .to_string()
     })
 }
 
