@@ -37,7 +37,7 @@ fn forward() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
         re(&format!(
-            r"(?-u:\b)(nicht (für|um|zur|zum)(?-u:\b)|({WISH_DE}) (wir |ich )?(\w+ ){{0,2}}?(?P<from>kein(e|en|er|em)?)(?-u:\b)|weder(?-u:\b)|ausgenommen(?-u:\b)|not (for|about|into|towards?|to (fund|finance|pay for))(?-u:\b)|(do|does|did|will|would|are|is|am|wo)(n't|n’t| not) ({WISH_EN})\w*|no (interest in|plans? (to|for)|need for|intention)(?-u:\b)|not interested in(?-u:\b)|(?P<lack>kein(en)? (interesse|bedarf) (an|für))(?-u:\b)|(do|does|conduct|conducts|carry out|carries out|perform|performs) no(?-u:\b)|neither(?-u:\b)|except(?-u:\b)|excluding(?-u:\b))"
+            r"(?-u:\b)(nicht (für|um|zur|zum)(?-u:\b)|({WISH_DE}) (wir |ich )?(\w+ ){{0,2}}?(?P<from>kein(e|en|er|em)?)(?-u:\b)|weder(?-u:\b)|ausgenommen(?-u:\b)|not (for|about|into|towards?|to (fund|finance|pay for))(?-u:\b)|(do|does|did|will|would|are|is|am|wo|'re|’re|'m|’m)(n't|n’t| not) ({WISH_EN})\w*|no (interest in|plans? (to|for)|need for|intention)(?-u:\b)|not interested in(?-u:\b)|(?P<lack>kein(en)? (interesse|bedarf) (an|für))(?-u:\b)|(do|does|conduct|conducts|carry out|carries out|perform|performs) no(?-u:\b)|neither(?-u:\b)|except(?-u:\b)|excluding(?-u:\b))"
         ))
     })
 }
@@ -192,6 +192,12 @@ mod tests {
 
         let (_, ex) = cut("Nicht geplant ist ein Neubau.");
         assert_eq!(ex, ["Nicht geplant ist ein Neubau"]);
+
+        let (_, ex) = cut("We're not looking for research funding, we need a new roof.");
+        assert_eq!(ex, ["'re not looking for research funding"]);
+
+        let (_, ex) = cut("I’m not planning to hire staff.");
+        assert_eq!(ex, ["’m not planning to hire staff"]);
 
         let (_, ex) = cut("We are not interested in export promotion.");
         assert_eq!(ex, ["not interested in export promotion"]);
