@@ -98,7 +98,10 @@ fn excluded_in(sentence: &str) -> Vec<Range<usize>> {
             .name("from")
             .or_else(|| c.name("lack"))
             .map_or(whole.start(), |m| m.start());
-        out.push(from..end_from(whole.end()).max(from));
+        let range = from..end_from(whole.end()).max(from);
+        if !describes_a_need(&sentence[..from], &sentence[range.clone()]) {
+            out.push(range);
+        }
     }
     for m in whole_clause().find_iter(sentence) {
         if only_follows(sentence, m.end()) {
@@ -108,6 +111,20 @@ fn excluded_in(sentence: &str) -> Vec<Range<usize>> {
         out.push(start..end_from(m.end()).max(start));
     }
     out
+}
+
+/// A negation that states a need, not an exclusion: what the money does not suffice for
+/// ("Unsere Rücklagen reichen nicht für die Sanierung") or what should no longer happen
+/// ("Wir wollen keine Kinder mehr abweisen").
+fn describes_a_need(before: &str, clause: &str) -> bool {
+    static R: OnceLock<[Regex; 2]> = OnceLock::new();
+    let [enough, no_longer] = R.get_or_init(|| {
+        [
+            re(r"(reich|genüg|langt|langen)\w*\s+(\w+\s+){0,2}$"),
+            re(r"(?-u:\b)(mehr|länger|any more|anymore|any longer)(?-u:\b)"),
+        ]
+    });
+    enough.is_match(before) || no_longer.is_match(clause)
 }
 
 /// The clause names a loan, a guarantee or equity: the funding-type rules read it.
@@ -230,6 +247,9 @@ mod tests {
             "We want to sell sawn timber instead of raw logs.",
             "Kredite möchten wir nach Möglichkeit nicht aufnehmen.",
             "Künftig wollen wir nicht mehr mit Öl heizen.",
+            "Unsere Rücklagen reichen nicht für die Sanierung des Daches.",
+            "Das Geld reicht leider nicht für neue Geräte.",
+            "Wir wollen keine Kinder mehr abweisen müssen.",
             "Außer Fußball bieten wir Leichtathletik an.",
             "Apart from football we offer athletics.",
             "Our old boiler does not run efficiently.",
