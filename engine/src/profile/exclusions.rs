@@ -114,17 +114,19 @@ fn excluded_in(sentence: &str) -> Vec<Range<usize>> {
 }
 
 /// A negation that states a need, not an exclusion: what the money does not suffice for
-/// ("Unsere Rücklagen reichen nicht für die Sanierung") or what should no longer happen
-/// ("Wir wollen keine Kinder mehr abweisen").
+/// ("Unsere Rücklagen reichen nicht für die Sanierung"), what should no longer happen
+/// ("Wir wollen keine Kinder mehr abweisen") or what a building is not fit for ("Die Halle
+/// ist nicht für Rollstuhlfahrer zugänglich", "nicht für den Dauerbetrieb ausgelegt").
 fn describes_a_need(before: &str, clause: &str) -> bool {
-    static R: OnceLock<[Regex; 2]> = OnceLock::new();
-    let [enough, no_longer] = R.get_or_init(|| {
+    static R: OnceLock<[Regex; 3]> = OnceLock::new();
+    let [enough, no_longer, unfit] = R.get_or_init(|| {
         [
             re(r"(reich|genüg|langt|langen)\w*\s+(\w+\s+){0,2}$"),
             re(r"(?-u:\b)(mehr|länger|any more|anymore|any longer)(?-u:\b)"),
+            re(r"^nicht (für|um|zur|zum) .*(lich|bar|net|legt|fähig|reichend|genug|groß|klein)$"),
         ]
     });
-    enough.is_match(before) || no_longer.is_match(clause)
+    enough.is_match(before) || no_longer.is_match(clause) || unfit.is_match(clause)
 }
 
 /// The clause names a loan, a guarantee or equity: the funding-type rules read it.
@@ -194,6 +196,9 @@ mod tests {
         assert_eq!(ex, ["keine Forschungsförderung"]);
         assert!(kept.contains("sondern einen Zuschuss für die Halle"));
 
+        let (_, ex) = cut("Das Geld ist nicht für Personalkosten gedacht.");
+        assert_eq!(ex, ["nicht für Personalkosten gedacht"]);
+
         let (kept, ex) = cut("Forschung betreiben wir nicht. Wir wollen eine Wärmepumpe kaufen.");
         assert_eq!(ex, ["Forschung betreiben wir nicht"]);
         assert!(kept.contains("Wärmepumpe"));
@@ -250,6 +255,9 @@ mod tests {
             "Unsere Rücklagen reichen nicht für die Sanierung des Daches.",
             "Das Geld reicht leider nicht für neue Geräte.",
             "Wir wollen keine Kinder mehr abweisen müssen.",
+            "Die Halle ist nicht für Rollstuhlfahrer zugänglich.",
+            "Die Heizung ist nicht für den Dauerbetrieb ausgelegt.",
+            "Der Raum ist nicht für größere Gruppen geeignet.",
             "Außer Fußball bieten wir Leichtathletik an.",
             "Apart from football we offer athletics.",
             "Our old boiler does not run efficiently.",
