@@ -378,8 +378,8 @@ fn supporting() -> &'static Regex {
 /// Companies and founders a teaser names as those its applicant supports — the object of
 /// a verb of support in the condition ("Wenn Sie kleine oder mittlere Unternehmen (KMU)
 /// bei der passgenauen Besetzung von Ausbildungsplätzen … beraten und unterstützen,
-/// können Sie …", "Wenn Sie als sogenannter Akzelerator Start-ups … betreuen möchten"):
-/// they benefit, someone else applies. Not when the clause speaks of the applicant's own
+/// können Sie …", "Wenn Sie Gründerinnen oder Gründer … beim Markteinstieg unterstützen
+/// wollen"): they benefit, someone else applies. Not when the clause speaks of the applicant's own
 /// organisation or people ("Ihr Unternehmen", "sich beraten lassen"); the "als" phrases
 /// (the applicant) are left out. Only companies and founders: the types whose own
 /// projects such a programme does not fund although its topic is theirs.
