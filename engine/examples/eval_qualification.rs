@@ -25,7 +25,8 @@
 //! craft businesses in Rheinland-Pfalz, care providers in Sachsen), 60 programmes each,
 //! a tuning set (every item `tune`).
 //! (d) `fixtures/eval/categories_v2.json`: three category sets of five categories with
-//! descriptions, 110 programmes each, same split; F1 per category.
+//! descriptions, 110 programmes each, same split; F1 per category; and
+//! `categories_v2_en.json`: sets A and B written in English, on the same programmes.
 
 use std::path::PathBuf;
 
@@ -306,20 +307,57 @@ fn qualification_set(engine: &Engine, embedder: &Embedder, name: &str) {
 }
 
 /// (d) `fixtures/eval/categories_v2.json`: three category sets with descriptions,
-/// programmes labelled by reading, a fixed split; F1 per category and split.
+/// programmes labelled by reading, a fixed split; F1 per category and split. Then the
+/// same for `categories_v2_en.json`: sets A and B written in English, each set's items
+/// taken from the set it translates (`of`).
 fn categories_v2(engine: &Engine, embedder: &Embedder) {
-    let file =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/eval/categories_v2.json");
-    let Ok(text) = std::fs::read_to_string(&file) else {
-        println!("no {} — categories v2 not measured", file.display());
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/eval");
+    let read = |name: &str| -> Option<serde_json::Value> {
+        let file = dir.join(name);
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            println!("no {} — not measured", file.display());
+            return None;
+        };
+        Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}")))
+    };
+    let Some(v) = read("categories_v2.json") else {
         return;
     };
+    category_sets(
+        engine,
+        embedder,
+        "categories v2",
+        v["sets"].as_array().expect("sets"),
+    );
+    let Some(en) = read("categories_v2_en.json") else {
+        return;
+    };
+    let translated: Vec<serde_json::Value> = en["sets"]
+        .as_array()
+        .expect("sets")
+        .iter()
+        .map(|t| {
+            let of = v["sets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["id"] == t["of"])
+                .unwrap_or_else(|| panic!("set {} translates no set", t["id"]));
+            let mut set = t.clone();
+            set["items"] = of["items"].clone();
+            set
+        })
+        .collect();
+    category_sets(engine, embedder, "categories v2 in English", &translated);
+}
+
+/// F1 per category and split of category sets (`id`, `categories`, `items`).
+fn category_sets(engine: &Engine, embedder: &Embedder, title: &str, sets: &[serde_json::Value]) {
     let cat = &engine.catalogue;
-    let v: serde_json::Value = serde_json::from_str(&text).expect("categories_v2.json");
-    println!("\ncategories v2 ({})", file.display());
+    println!("\n{title}");
     println!("| set | category | split | truth | assigned | precision | recall | F1 |");
     println!("|---|---|---|---|---|---|---|---|");
-    for set in v["sets"].as_array().expect("sets") {
+    for set in sets {
         let defs = set["categories"].as_array().unwrap();
         let cats: Vec<CustomCategory> = defs
             .iter()

@@ -20,7 +20,10 @@ use super::{
 
 /// The keyword phrases of a category: its keywords, else the parts of its name; for a
 /// category written in English also their German glossary terms ([`crate::glossary`]:
-/// "medical technology" → "Medizintechnik"), since the programme texts are German.
+/// "medical technology" → "Medizintechnik"), since the programme texts are German. A
+/// keyword of several glossary phrases needs a term of each ("start-up loan" →
+/// "Gründung" with "Kredit" or "Darlehen", …), not any one of them: "Kredit" alone would
+/// name every loan; a keyword the glossary translates only in part gives none.
 fn category_phrases(c: &CustomCategory, english: bool) -> Vec<Vec<String>> {
     let raw: Vec<String> = if c.keywords.iter().any(|k| !k.trim().is_empty()) {
         c.keywords.clone()
@@ -32,10 +35,7 @@ fn category_phrases(c: &CustomCategory, english: bool) -> Vec<Vec<String>> {
             .collect()
     };
     let german: Vec<String> = if english {
-        raw.iter()
-            .flat_map(|k| crate::glossary::translate(k))
-            .map(str::to_string)
-            .collect()
+        raw.iter().flat_map(|k| german_phrases(k)).collect()
     } else {
         Vec::new()
     };
@@ -45,6 +45,27 @@ fn category_phrases(c: &CustomCategory, english: bool) -> Vec<Vec<String>> {
         .filter(|t| !t.is_empty())
         .collect()
 }
+
+/// The German phrases of an English keyword: each German term of a keyword that is one
+/// glossary phrase; for a keyword of several, every combination of one term per phrase
+/// (at most [`MAX_GERMAN_COMBINATIONS`]); none when a word of it has no translation.
+fn german_phrases(keyword: &str) -> Vec<String> {
+    let Some(parts) = crate::glossary::translate_whole(keyword) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = vec![String::new()];
+    for terms in &parts {
+        out = out
+            .iter()
+            .flat_map(|head| terms.iter().map(move |t| format!("{head} {t}")))
+            .take(MAX_GERMAN_COMBINATIONS)
+            .collect();
+    }
+    out.into_iter().map(|p| p.trim().to_string()).collect()
+}
+
+/// Most German phrases one English keyword of several glossary phrases becomes.
+const MAX_GERMAN_COMBINATIONS: usize = 16;
 
 /// The topics a category's description lists: the comma-separated items after a colon
 /// of each sentence that rules nothing out ("…: Angebote für Menschen mit Behinderung,
@@ -167,7 +188,7 @@ fn prepare_category(
     // A category named for instruments or kinds is decided by them and by its own words
     // in the title; the glossary's broader German terms ("equity" → "Beteiligung") would
     // add every programme that mentions them.
-    let german_phrases = english && instruments.is_empty() && kinds.is_empty();
+    let bilingual = english && instruments.is_empty() && kinds.is_empty();
     let strong_z = if english {
         CATEGORY_Z_STRONG_EN
     } else {
@@ -181,7 +202,22 @@ fn prepare_category(
     let mut texts = vec![text.as_str()];
     texts.extend(c.keywords.iter().map(String::as_str));
     texts.extend(items.iter().map(String::as_str));
-    let mut rows = embedder.embed_queries(&texts)?.into_iter();
+    // An English category also speaks through the German glossary terms of its name,
+    // description, keywords and listed topics, since the programme texts are German.
+    let rows: Vec<Vec<f32>> = if bilingual {
+        crate::glossary::embed_bilingual_all(
+            embedder,
+            &texts,
+            crate::glossary::GERMAN_TERMS_WEIGHT,
+        )?
+    } else {
+        embedder
+            .embed_queries(&texts)?
+            .iter()
+            .map(|v| v.to_vec())
+            .collect()
+    };
+    let mut rows = rows.into_iter();
     let main = rows
         .next()
         .ok_or_else(|| Error::Model("no embedding returned".into()))?;
@@ -204,7 +240,7 @@ fn prepare_category(
             .map(|v| Similarity::new(vectors, &v))
             .collect(),
         items: rows.map(|v| Similarity::new(vectors, &v)).collect(),
-        phrases: category_phrases(c, german_phrases),
+        phrases: category_phrases(c, bilingual),
     })
 }
 
@@ -446,6 +482,33 @@ mod tests {
         assert_eq!(german(true), 2);
         assert_eq!(german(false), 0, "a German category keeps its own words");
         assert_eq!(category_phrases(&c, false).len(), 2);
+    }
+
+    #[test]
+    fn an_english_keyword_of_several_phrases_needs_a_german_term_of_each() {
+        let phrases = german_phrases("start-up loan");
+        assert!(
+            phrases.contains(&"Gründung Kredit".to_string()),
+            "{phrases:?}"
+        );
+        assert!(phrases.contains(&"Existenzgründung Darlehen".to_string()));
+        assert!(
+            !phrases.iter().any(|p| p == "Kredit" || p == "Gründung"),
+            "one part alone would name every loan or every founding programme: {phrases:?}"
+        );
+        assert_eq!(
+            german_phrases("business succession"),
+            ["Unternehmensnachfolge", "Nachfolge"]
+        );
+        assert!(
+            german_phrases("market development").is_empty(),
+            "\"development\" alone is not what the keyword means"
+        );
+        assert!(german_phrases("trade fairs in Europe").is_empty());
+        assert!(
+            !german_phrases("trade fairs and export").is_empty(),
+            "small words need no translation"
+        );
     }
 
     #[test]

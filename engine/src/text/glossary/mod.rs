@@ -118,9 +118,35 @@ fn fold_plural(w: &str) -> String {
 /// each once. A longer phrase wins over the phrases inside it ("heat pump" before
 /// "heat").
 pub fn translate(text: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for t in phrases_in(text).0.into_iter().flatten() {
+        if !out.contains(t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The German terms of each glossary phrase of `text` when the phrases cover all of its
+/// words but the small ones ("of", "and" …): "start-up loan" → [Gründung, Start-up, …],
+/// [Darlehen, Kredit]. `None` when a word has no translation ("market development":
+/// "development" alone would not say what the text means).
+pub fn translate_whole(text: &str) -> Option<Vec<&'static [&'static str]>> {
+    const SMALL: &[&str] = &[
+        "a", "an", "the", "of", "and", "or", "for", "in", "on", "to", "with", "by", "at", "&",
+    ];
+    let (parts, uncovered) = phrases_in(text);
+    let complete = uncovered.iter().all(|w| SMALL.contains(&w.as_str()));
+    (complete && !parts.is_empty()).then_some(parts)
+}
+
+/// The glossary phrases found in `text`, in order, each as its German terms (a longer
+/// phrase wins over the phrases inside it), and the words no phrase covers.
+fn phrases_in(text: &str) -> (Vec<&'static [&'static str]>, Vec<String>) {
     let g = glossary();
     let ws = words(text);
-    let mut out: Vec<&'static str> = Vec::new();
+    let mut out = Vec::new();
+    let mut uncovered = Vec::new();
     let mut i = 0;
     while i < ws.len() {
         let found = (1..=g.longest.min(ws.len() - i))
@@ -128,17 +154,16 @@ pub fn translate(text: &str) -> Vec<&'static str> {
             .find_map(|n| g.phrases.get(&ws[i..i + n].join(" ")).map(|t| (n, t)));
         match found {
             Some((n, terms)) => {
-                for t in terms {
-                    if !out.contains(t) {
-                        out.push(t);
-                    }
-                }
+                out.push(terms.as_slice());
                 i += n;
             }
-            None => i += 1,
+            None => {
+                uncovered.push(ws[i].clone());
+                i += 1;
+            }
         }
     }
-    out
+    (out, uncovered)
 }
 
 /// The topic words of a German text that names none: the German terms of the
@@ -287,6 +312,35 @@ pub fn embed_bilingual(
         }
     }
     Ok(q)
+}
+
+/// [`embed_bilingual`] for several English texts in one batch: each text's query vector
+/// plus `weight` × the vector of its German glossary terms (none: the text alone).
+pub fn embed_bilingual_all(
+    embedder: &crate::embed::Embedder,
+    texts: &[&str],
+    weight: f32,
+) -> crate::Result<Vec<Vec<f32>>> {
+    let german: Vec<String> = texts.iter().map(|t| translate(t).join(", ")).collect();
+    let mut batch: Vec<&str> = texts.to_vec();
+    batch.extend(german.iter().filter(|g| !g.is_empty()).map(String::as_str));
+    let rows = embedder.embed_queries(&batch)?;
+    let mut extra = rows[texts.len()..].iter();
+    Ok(rows[..texts.len()]
+        .iter()
+        .zip(&german)
+        .map(|(q, g)| {
+            let mut q = q.to_vec();
+            if !g.is_empty() {
+                if let Some(v) = extra.next() {
+                    for (a, b) in q.iter_mut().zip(v.iter()) {
+                        *a += weight * b;
+                    }
+                }
+            }
+            q
+        })
+        .collect())
 }
 
 #[cfg(test)]
