@@ -154,6 +154,7 @@ fn main() {
     qualification_set(&engine, &embedder, "v5");
     qualification_set(&engine, &embedder, "v6");
     qualification_set(&engine, &embedder, "v7");
+    qualification_en(&engine, &embedder);
     categories_v2(&engine, &embedder);
 
     // (b) qualification
@@ -214,19 +215,78 @@ const READ_FOR_TUNING: [&str; 3] = ["v3", "v4", "v5"];
 /// macro-F1. `qualification_v3.json` … `_v6.json`: later prompts, every item held out;
 /// `_v7.json`: every item for tuning.
 fn qualification_set(engine: &Engine, embedder: &Embedder, name: &str) {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("../fixtures/eval/qualification_{name}.json"));
-    let Ok(text) = std::fs::read_to_string(&file) else {
-        println!("no {} — qualification {name} not measured", file.display());
+    let Some(v) = read_set(&format!("qualification_{name}.json")) else {
         return;
     };
+    println!("\nqualification {name} (fixtures/eval/qualification_{name}.json)");
+    qualification_prompts(
+        engine,
+        embedder,
+        name,
+        v["prompts"].as_array().expect("prompts"),
+    );
+}
+
+/// `fixtures/eval/qualification_en.json`: the German prompts of v2, v3, v5 and v7 written
+/// in English, each on the items of the prompt it translates (`of`); the items of a set
+/// read for tuning (v3, v5; v7 is all tuning) count as tuning items.
+fn qualification_en(engine: &Engine, embedder: &Embedder) {
+    let Some(en) = read_set("qualification_en.json") else {
+        return;
+    };
+    let prompts: Vec<serde_json::Value> = en["prompts"]
+        .as_array()
+        .expect("prompts")
+        .iter()
+        .map(|t| {
+            let set = t["of"]["set"].as_str().expect("of.set");
+            let source = read_set(&format!("qualification_{set}.json")).expect("translated set");
+            let mut p = source["prompts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["id"] == t["of"]["id"])
+                .unwrap_or_else(|| panic!("{} translates no prompt", t["id"]))
+                .clone();
+            p["id"] = t["id"].clone();
+            p["prompt"] = t["prompt"].clone();
+            if READ_FOR_TUNING.contains(&set) {
+                for i in p["items"].as_array_mut().unwrap() {
+                    i["split"] = "tune".into();
+                }
+            }
+            p
+        })
+        .collect();
+    println!("\nqualification in English (fixtures/eval/qualification_en.json)");
+    qualification_prompts(engine, embedder, "en", &prompts);
+}
+
+/// A JSON file of `fixtures/eval`, or `None` (with a note) when it is missing.
+fn read_set(name: &str) -> Option<serde_json::Value> {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/eval")
+        .join(name);
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        println!("no {} — not measured", file.display());
+        return None;
+    };
+    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// F1 per prompt and split, and macro-F1, of qualification prompts (`id`, `prompt`,
+/// `items` with `slug`, `split`, `qualified`).
+fn qualification_prompts(
+    engine: &Engine,
+    embedder: &Embedder,
+    name: &str,
+    prompts: &[serde_json::Value],
+) {
     let cat = &engine.catalogue;
-    let v: serde_json::Value = serde_json::from_str(&text).expect("qualification set JSON");
-    println!("\nqualification {name} ({})", file.display());
     println!("| prompt | split | items | qualified (truth) | qualified (system) | precision | recall | F1 |");
     println!("|---|---|---|---|---|---|---|---|");
     let mut macro_f1: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
-    for p in v["prompts"].as_array().expect("prompts") {
+    for p in prompts {
         let prompt = QualificationPrompt::parse(cat, p["prompt"].as_str().unwrap());
         let items = p["items"].as_array().unwrap();
         let ids: Vec<Idx> = items
@@ -311,16 +371,7 @@ fn qualification_set(engine: &Engine, embedder: &Embedder, name: &str) {
 /// same for `categories_v2_en.json`: sets A and B written in English, each set's items
 /// taken from the set it translates (`of`).
 fn categories_v2(engine: &Engine, embedder: &Embedder) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/eval");
-    let read = |name: &str| -> Option<serde_json::Value> {
-        let file = dir.join(name);
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            println!("no {} — not measured", file.display());
-            return None;
-        };
-        Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}")))
-    };
-    let Some(v) = read("categories_v2.json") else {
+    let Some(v) = read_set("categories_v2.json") else {
         return;
     };
     category_sets(
@@ -329,7 +380,7 @@ fn categories_v2(engine: &Engine, embedder: &Embedder) {
         "categories v2",
         v["sets"].as_array().expect("sets"),
     );
-    let Some(en) = read("categories_v2_en.json") else {
+    let Some(en) = read_set("categories_v2_en.json") else {
         return;
     };
     let translated: Vec<serde_json::Value> = en["sets"]
