@@ -1511,6 +1511,22 @@ mod tests {
         );
         assert_eq!(p.excluded_topics, vec!["Film und Medien".to_string()]);
         assert_eq!(region_codes(cat, &p), vec!["DE-HH", "DE"]);
+        // Nor is the conjunction or preposition that joins an item to the list.
+        let p = QualificationPrompt::parse(
+            cat,
+            "Grants for non-profit associations in Thuringia. Also excluded are elite sport \
+             funding, programmes for vocational training or for labour market support, and \
+             programmes on agriculture.",
+        );
+        assert_eq!(
+            p.excluded_topics,
+            [
+                "elite sport funding",
+                "vocational training",
+                "labour market support",
+                "agriculture"
+            ]
+        );
         // A place is a region, never a topic item of its own.
         assert!(
             !p.topic_items.iter().any(|i| i == "bundesweit"),

@@ -609,7 +609,7 @@ fn excluded_topic_items(clause: &str) -> Vec<String> {
     });
     static CUE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let cue = CUE.get_or_init(|| {
-        regex::Regex::new(r"(?i)^\s*(ebenfalls|außerdem|auch|nicht|keine?|ausgeschlossen sind|ausgenommen sind|ausgenommen|nicht qualifiziert sind|excluded are|except|programme (der|zu|zur|zum|für)|programmes? (for|on|of)|sind|also|not|no)\b").expect("valid pattern")
+        regex::Regex::new(r"(?i)^\s*(ebenfalls|außerdem|auch|nicht|keine?|ausgeschlossen sind|ausgenommen sind|ausgenommen|nicht qualifiziert sind|excluded are|except|programme (der|zu|zur|zum|für)|programmes? (for|on|of)|sind|also|not|no|and|und|for|für)\b").expect("valid pattern")
     });
     split
         .split(clause)
