@@ -7,7 +7,8 @@
 //! German topic vector. The list (`en_de.tsv`) is data: one phrase per line, a tab, the
 //! German terms separated by `|`. The lines below its "topic phrases" marker are topical
 //! (not instruments or applicants): [`topics_de`] reads their German terms in a German
-//! profile that names no keywords.
+//! profile that names no keywords, up to the "English phrases only" marker: the lines
+//! below it translate English texts but are no topics of German ones.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -44,6 +45,9 @@ fn glossary() -> &'static Glossary {
             let line = line.trim_end();
             if line.starts_with("# ---- topic phrases") {
                 topical = true;
+            }
+            if line.starts_with("# ---- English phrases only") {
+                topical = false;
             }
             if line.is_empty() || line.starts_with('#') {
                 continue;
@@ -346,6 +350,27 @@ pub fn embed_bilingual_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn english_only_phrases_translate_but_are_no_german_topics() {
+        assert_eq!(translate("a gaming arcade (gambling)"), ["Glücksspiel"]);
+        assert_eq!(
+            translate("inter-company training centre")[0],
+            "überbetrieblich"
+        );
+        let german =
+            "Wir betreiben eine Spielhalle mit Glücksspiel und bilden überbetrieblich aus.";
+        assert!(
+            topics_de(german, 8).is_empty(),
+            "{:?}",
+            topics_de(german, 8)
+        );
+        assert!(
+            related_de(german, 8).is_empty(),
+            "{:?}",
+            related_de(german, 8)
+        );
+    }
 
     #[test]
     fn related_terms_reach_the_words_of_programme_titles() {
