@@ -35,7 +35,9 @@ fn category_phrases(c: &CustomCategory, english: bool) -> Vec<Vec<String>> {
             .collect()
     };
     let german: Vec<String> = if english {
-        raw.iter().flat_map(|k| german_phrases(k)).collect()
+        raw.iter()
+            .flat_map(|k| crate::glossary::german_phrases(k))
+            .collect()
     } else {
         Vec::new()
     };
@@ -45,27 +47,6 @@ fn category_phrases(c: &CustomCategory, english: bool) -> Vec<Vec<String>> {
         .filter(|t| !t.is_empty())
         .collect()
 }
-
-/// The German phrases of an English keyword: each German term of a keyword that is one
-/// glossary phrase; for a keyword of several, every combination of one term per phrase
-/// (at most [`MAX_GERMAN_COMBINATIONS`]); none when a word of it has no translation.
-fn german_phrases(keyword: &str) -> Vec<String> {
-    let Some(parts) = crate::glossary::translate_whole(keyword) else {
-        return Vec::new();
-    };
-    let mut out: Vec<String> = vec![String::new()];
-    for terms in &parts {
-        out = out
-            .iter()
-            .flat_map(|head| terms.iter().map(move |t| format!("{head} {t}")))
-            .take(MAX_GERMAN_COMBINATIONS)
-            .collect();
-    }
-    out.into_iter().map(|p| p.trim().to_string()).collect()
-}
-
-/// Most German phrases one English keyword of several glossary phrases becomes.
-const MAX_GERMAN_COMBINATIONS: usize = 16;
 
 /// The topics a category's description lists: the comma-separated items after a colon
 /// of each sentence that rules nothing out ("…: Angebote für Menschen mit Behinderung,
@@ -486,7 +467,7 @@ mod tests {
 
     #[test]
     fn an_english_keyword_of_several_phrases_needs_a_german_term_of_each() {
-        let phrases = german_phrases("start-up loan");
+        let phrases = crate::glossary::german_phrases("start-up loan");
         assert!(
             phrases.contains(&"Gründung Kredit".to_string()),
             "{phrases:?}"
@@ -497,16 +478,16 @@ mod tests {
             "one part alone would name every loan or every founding programme: {phrases:?}"
         );
         assert_eq!(
-            german_phrases("business succession"),
+            crate::glossary::german_phrases("business succession"),
             ["Unternehmensnachfolge", "Nachfolge"]
         );
         assert!(
-            german_phrases("market development").is_empty(),
+            crate::glossary::german_phrases("market development").is_empty(),
             "\"development\" alone is not what the keyword means"
         );
-        assert!(german_phrases("trade fairs in Europe").is_empty());
+        assert!(crate::glossary::german_phrases("trade fairs in Europe").is_empty());
         assert!(
-            !german_phrases("trade fairs and export").is_empty(),
+            !crate::glossary::german_phrases("trade fairs and export").is_empty(),
             "small words need no translation"
         );
     }

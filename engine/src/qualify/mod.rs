@@ -94,7 +94,7 @@ pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
 /// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 25;
+pub const METHOD_VERSION: u32 = 26;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -753,14 +753,16 @@ pub fn qualify(
     grant_ids: &[Idx],
 ) -> Result<Vec<(Idx, Qualification)>> {
     let cat = &engine.catalogue;
+    let english = crate::profile::text_language(&prompt.text) == crate::profile::Locale::En;
     let topic = if prompt.topic.is_empty() {
         None
     } else {
         let vectors = vectors_for(engine, embedder)?;
         // An English prompt's topic also speaks through its German glossary terms.
-        let german = match crate::profile::text_language(&prompt.text) {
-            crate::profile::Locale::En => crate::glossary::translate(&prompt.topic),
-            crate::profile::Locale::De => Vec::new(),
+        let german = if english {
+            crate::glossary::translate(&prompt.topic)
+        } else {
+            Vec::new()
         };
         let q = crate::glossary::embed_bilingual(
             embedder,
@@ -794,7 +796,34 @@ pub fn qualify(
     let mut excluded = Vec::new();
     for item in &prompt.excluded_topics {
         let vectors = vectors_for(engine, embedder)?;
-        let q = embedder.embed_query(item)?;
+        // An English prompt's excluded topic also speaks through its German glossary
+        // terms, as its topic does: "elite sport funding" is "Spitzensport" in the texts.
+        let (q, german) = if english {
+            let german = crate::glossary::translate(item);
+            let q = crate::glossary::embed_bilingual(
+                embedder,
+                item,
+                &german,
+                crate::glossary::GERMAN_TERMS_WEIGHT,
+            )?;
+            // Each phrase's specific terms, as for the item's own words ("Förderung" of
+            // "Spitzensport Förderung" names nearly every programme).
+            let mut phrases: Vec<Vec<String>> = Vec::new();
+            for p in crate::glossary::german_phrases(item) {
+                let mut terms = Vec::new();
+                for t in analyze(&p) {
+                    if engine.term_share(&t)? <= MAX_KEYWORD_SHARE && !terms.contains(&t) {
+                        terms.push(t);
+                    }
+                }
+                if !terms.is_empty() && !phrases.contains(&terms) {
+                    phrases.push(terms);
+                }
+            }
+            (q, phrases)
+        } else {
+            (embedder.embed_query(item)?.to_vec(), Vec::new())
+        };
         let mut terms = Vec::new();
         for t in analyze(item) {
             if engine.term_share(&t)? <= MAX_KEYWORD_SHARE && !terms.contains(&t) {
@@ -805,6 +834,7 @@ pub fn qualify(
             text: item.clone(),
             sim: Similarity::new(vectors, &q),
             terms,
+            german,
         });
     }
     Ok(grant_ids
@@ -904,6 +934,9 @@ struct ExcludedTopic {
     text: String,
     sim: Similarity,
     terms: Vec<String>,
+    /// For an English prompt: the item's German phrases ([`crate::glossary::german_phrases`]),
+    /// as analysed terms.
+    german: Vec<Vec<String>>,
 }
 
 /// The excluded topic a grant is about: every specific word of the item in its title,
@@ -919,7 +952,10 @@ fn excluded_topic<'a>(
     }
     let title: HashSet<String> = analyze(&grant.title).into_iter().collect();
     excluded.iter().find(|x| {
-        let words = !x.terms.is_empty() && x.terms.iter().all(|t| term_in(t, &title));
+        let words = (!x.terms.is_empty() && x.terms.iter().all(|t| term_in(t, &title)))
+            || x.german
+                .iter()
+                .any(|p| p.iter().all(|t| term_in(t, &title)));
         let closer = topic.is_none_or(|sim| x.sim.cos[g as usize] > sim.cos[g as usize]);
         words || (x.sim.z(g) >= EXCLUDED_TOPIC_Z && closer)
     })

@@ -144,6 +144,27 @@ pub fn translate_whole(text: &str) -> Option<Vec<&'static [&'static str]>> {
     (complete && !parts.is_empty()).then_some(parts)
 }
 
+/// The German phrases of an English keyword: each German term of a keyword that is one
+/// glossary phrase; for a keyword of several, every combination of one term per phrase
+/// (at most [`MAX_GERMAN_COMBINATIONS`]); none when a word of it has no translation.
+pub fn german_phrases(keyword: &str) -> Vec<String> {
+    let Some(parts) = translate_whole(keyword) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = vec![String::new()];
+    for terms in &parts {
+        out = out
+            .iter()
+            .flat_map(|head| terms.iter().map(move |t| format!("{head} {t}")))
+            .take(MAX_GERMAN_COMBINATIONS)
+            .collect();
+    }
+    out.into_iter().map(|p| p.trim().to_string()).collect()
+}
+
+/// Most German phrases one English keyword of several glossary phrases becomes.
+const MAX_GERMAN_COMBINATIONS: usize = 16;
+
 /// The glossary phrases found in `text`, in order, each as its German terms (a longer
 /// phrase wins over the phrases inside it), and the words no phrase covers.
 fn phrases_in(text: &str) -> (Vec<&'static [&'static str]>, Vec<String>) {
