@@ -231,35 +231,47 @@ fn qualification_set(engine: &Engine, embedder: &Embedder, name: &str) {
 /// in English, each on the items of the prompt it translates (`of`); the items of a set
 /// read for tuning (v3, v5; v7 is all tuning) count as tuning items.
 fn qualification_en(engine: &Engine, embedder: &Embedder) {
-    let Some(en) = read_set("qualification_en.json") else {
+    let Some(prompts) = translated("qualification_en.json", "prompts", |t| {
+        let set = t["of"]["set"].as_str().expect("of.set");
+        let source = read_set(&format!("qualification_{set}.json")).expect("translated set");
+        let mut p = source["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == t["of"]["id"])
+            .unwrap_or_else(|| panic!("{} translates no prompt", t["id"]))
+            .clone();
+        p["id"] = t["id"].clone();
+        p["prompt"] = t["prompt"].clone();
+        if READ_FOR_TUNING.contains(&set) {
+            for i in p["items"].as_array_mut().unwrap() {
+                i["split"] = "tune".into();
+            }
+        }
+        p
+    }) else {
         return;
     };
-    let prompts: Vec<serde_json::Value> = en["prompts"]
-        .as_array()
-        .expect("prompts")
-        .iter()
-        .map(|t| {
-            let set = t["of"]["set"].as_str().expect("of.set");
-            let source = read_set(&format!("qualification_{set}.json")).expect("translated set");
-            let mut p = source["prompts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|p| p["id"] == t["of"]["id"])
-                .unwrap_or_else(|| panic!("{} translates no prompt", t["id"]))
-                .clone();
-            p["id"] = t["id"].clone();
-            p["prompt"] = t["prompt"].clone();
-            if READ_FOR_TUNING.contains(&set) {
-                for i in p["items"].as_array_mut().unwrap() {
-                    i["split"] = "tune".into();
-                }
-            }
-            p
-        })
-        .collect();
     println!("\nqualification in English (fixtures/eval/qualification_en.json)");
     qualification_prompts(engine, embedder, "en", &prompts);
+}
+
+/// The entries under `key` of a file of sets written in English, each made a full entry
+/// by `with_source` (which looks up the set or prompt it translates, `of`).
+fn translated(
+    file: &str,
+    key: &str,
+    with_source: impl Fn(&serde_json::Value) -> serde_json::Value,
+) -> Option<Vec<serde_json::Value>> {
+    let en = read_set(file)?;
+    Some(
+        en[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{file}: no {key}"))
+            .iter()
+            .map(with_source)
+            .collect(),
+    )
 }
 
 /// A JSON file of `fixtures/eval`, or `None` (with a note) when it is missing.
@@ -380,26 +392,20 @@ fn categories_v2(engine: &Engine, embedder: &Embedder) {
         "categories v2",
         v["sets"].as_array().expect("sets"),
     );
-    let Some(en) = read_set("categories_v2_en.json") else {
+    let Some(sets) = translated("categories_v2_en.json", "sets", |t| {
+        let of = v["sets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == t["of"])
+            .unwrap_or_else(|| panic!("set {} translates no set", t["id"]));
+        let mut set = t.clone();
+        set["items"] = of["items"].clone();
+        set
+    }) else {
         return;
     };
-    let translated: Vec<serde_json::Value> = en["sets"]
-        .as_array()
-        .expect("sets")
-        .iter()
-        .map(|t| {
-            let of = v["sets"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|s| s["id"] == t["of"])
-                .unwrap_or_else(|| panic!("set {} translates no set", t["id"]));
-            let mut set = t.clone();
-            set["items"] = of["items"].clone();
-            set
-        })
-        .collect();
-    category_sets(engine, embedder, "categories v2 in English", &translated);
+    category_sets(engine, embedder, "categories v2 in English", &sets);
 }
 
 /// F1 per category and split of category sets (`id`, `categories`, `items`).
