@@ -114,7 +114,8 @@ enum Command {
         options: Option<PathBuf>,
     },
     /// Leave-one-out accuracy of the embedding classifier of grant areas, target groups and
-    /// eligible entities on the grants with source labels.
+    /// eligible entities on the grants with source labels (needs the model: each grant is
+    /// looked up by the vector of its text without its labels).
     EvalClassifier {
         /// Folder with `grant_facts.json` and `grant_facts_v2.json` (programmes labelled by
         /// reading).
@@ -355,7 +356,7 @@ fn run(cli: Cli) -> Result<()> {
             &cmd::matching::load_options(options.as_deref())?,
         ),
         Command::EvalClassifier { dir, misses } => {
-            cmd::import::eval_classifier(&data_dir, &dir, misses)
+            cmd::import::eval_classifier(&data_dir, &model, &dir, misses)
         }
         Command::Eval {
             dir,

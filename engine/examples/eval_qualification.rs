@@ -6,7 +6,9 @@
 //!
 //! (a) Categories equal to Förderbereiche (name and English name only, no description or
 //! keywords) are assigned by [`categorize`] to the labelled programmes; precision and
-//! recall against their source grant areas (the area or one of its sub-areas).
+//! recall against their source grant areas (the area or one of its sub-areas). The
+//! programmes are embedded from their own texts for this, without the grant areas their
+//! stored vectors carry (since session 35).
 //! (b) Qualification: `fixtures/eval/qualification.json` holds prompts with programmes
 //! labelled by reading them (`{"prompts": [{"prompt": ..., "labels": {slug: bool}}]}`);
 //! accuracy of `ai_qualified`.
@@ -33,6 +35,7 @@ use std::path::PathBuf;
 use grantmatch_engine::classify::is_heldout;
 use grantmatch_engine::embed::{Embedder, ModelConfig, ModelVariant};
 use grantmatch_engine::qualify::{categorize, qualify, CustomCategory, QualificationPrompt};
+use grantmatch_engine::vectors::{grant_text, GrantVectors};
 use grantmatch_engine::{Engine, Idx};
 
 const AREAS: &[&str] = &[
@@ -84,7 +87,21 @@ fn main() {
             }
         })
         .collect();
-    let out = categorize(&engine, &embedder, &cats, &labelled).expect("categorize");
+    // The labelled programmes' vectors embed their grant areas (`vectors::passage_text`),
+    // the truth here: categorised by the vectors of their own texts instead.
+    let stored = engine.vectors().expect("the catalogue has embeddings");
+    let (own_text, _) = GrantVectors::build_from(
+        cat,
+        &embedder,
+        Some(stored),
+        |c, g| grant_text(c.grant(g)),
+        &|_, _| {},
+    )
+    .expect("embed the programmes' own texts");
+    let text_engine = Engine::open(&data)
+        .and_then(|e| e.with_vectors(own_text))
+        .expect("engine");
+    let out = categorize(&text_engine, &embedder, &cats, &labelled).expect("categorize");
     let (mut tp, mut fp, mut fn_) = (0usize, 0usize, 0usize);
     println!(
         "categories = Förderbereiche, {} labelled programmes",

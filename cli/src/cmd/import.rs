@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::import::{import_catalogue, Stage};
 use grantmatch_engine::records::CatalogueRecords;
+use grantmatch_engine::vectors::{grant_text, GrantVectors};
 use grantmatch_engine::{classify, facts};
 use grantmatch_server::db::Location;
 use grantmatch_server::store::catalogue::publish_data_dir;
@@ -126,13 +127,28 @@ fn progress() -> impl Fn(Stage, usize, usize) {
 /// Leave-one-out accuracy of the grant facts and derived labels on the labelled
 /// grants (all, and the held-out half of the fixed split), then accuracy on the
 /// programmes labelled by reading (`DIR/grant_facts.json`, `DIR/grant_facts_v2.json`).
-pub fn eval_classifier(data_dir: &Path, dir: &Path, misses: bool) -> Result<()> {
+pub fn eval_classifier(
+    data_dir: &Path,
+    model: &ModelConfig,
+    dir: &Path,
+    misses: bool,
+) -> Result<()> {
     let engine = grantmatch_engine::Engine::open(data_dir)?;
     let cat = &engine.catalogue;
     let vectors = engine.vectors().ok_or_else(|| {
         anyhow::anyhow!("the catalogue has no embeddings: import it with the model")
     })?;
-    let predictions = classify::leave_one_out_predictions(cat, vectors);
+    // A labelled grant's stored vector embeds its grant areas; the leave-one-out looks
+    // each one up by the vector of its own text (only those texts are embedded now).
+    let embedder = Embedder::load(model)?;
+    let (queries, _) = GrantVectors::build_from(
+        cat,
+        &embedder,
+        Some(vectors),
+        |c, g| grant_text(c.grant(g)),
+        &|_, _| {},
+    )?;
+    let predictions = classify::leave_one_out_predictions(cat, vectors, &queries);
     println!(
         "# leave-one-out over labelled grants (texts + k={} nearest labelled, threshold {})",
         classify::K,

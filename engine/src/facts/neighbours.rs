@@ -32,7 +32,12 @@ pub struct Neighbours(Vec<(Idx, f32)>);
 impl Neighbours {
     /// The [`K`] labelled grants nearest to `g`, never `g` itself.
     pub fn of(vectors: &GrantVectors, labelled: &[Idx], g: Idx) -> Self {
-        let v = vectors.row(g as usize);
+        Self::of_vector(vectors, labelled, g, vectors.row(g as usize))
+    }
+
+    /// The [`K`] labelled grants nearest to the vector `v` of grant `g`, never `g` itself
+    /// (a leave-one-out evaluation passes the vector of `g`'s text without its labels).
+    pub fn of_vector(vectors: &GrantVectors, labelled: &[Idx], g: Idx, v: &[f32]) -> Self {
         let mut near: Vec<(Idx, f32)> = labelled
             .iter()
             .filter(|&&o| o != g)

@@ -83,7 +83,7 @@ use crate::facts::sector::Sector;
 use crate::facts::{ApplicantType, ProgrammeKind, Source};
 use crate::model::{Grant, GrantType, RegionType};
 use crate::text::analyze;
-use crate::vectors::{dot, passage_text, GrantVectors};
+use crate::vectors::{dot, grant_text, GrantVectors};
 use crate::Engine;
 
 mod categories;
@@ -340,7 +340,7 @@ fn grant_terms(g: &Grant) -> (HashSet<String>, HashSet<String>) {
         head.push_str(s);
     }
     let head_terms: HashSet<String> = analyze(&head).into_iter().collect();
-    let mut all: HashSet<String> = analyze(&passage_text(g)).into_iter().collect();
+    let mut all: HashSet<String> = analyze(&grant_text(g)).into_iter().collect();
     all.extend(head_terms.iter().cloned());
     (head_terms, all)
 }

@@ -112,7 +112,18 @@ fn applicant_group(cat: &Catalogue, t: Idx) -> bool {
 
 /// Predicts the labels of `g` from its texts and the labelled grants other than `g`.
 pub fn predict(cat: &Catalogue, vectors: &GrantVectors, labelled: &[Idx], g: Idx) -> Predicted {
-    let near = Neighbours::of(vectors, labelled, g);
+    predict_from(cat, vectors, labelled, g, vectors.row(g as usize))
+}
+
+/// [`predict`] with the neighbours of the vector `v` of grant `g`.
+fn predict_from(
+    cat: &Catalogue,
+    vectors: &GrantVectors,
+    labelled: &[Idx],
+    g: Idx,
+    v: &[f32],
+) -> Predicted {
+    let near = Neighbours::of_vector(vectors, labelled, g, v);
     let near = (!near.is_empty()).then_some(near);
     let applicants = facts::predicted_applicants(cat, near.as_ref(), g);
     let types = applicants.as_ref().map_or(&[][..], |a| &a.value[..]);
@@ -233,14 +244,28 @@ pub fn is_heldout(slug: &str) -> bool {
     Sha256::digest(slug.as_bytes())[0] % 2 == 1
 }
 
-/// One leave-one-out prediction per labelled grant with a label of some family.
-pub fn leave_one_out_predictions(cat: &Catalogue, vectors: &GrantVectors) -> Vec<(Idx, Predicted)> {
+/// One leave-one-out prediction per labelled grant with a label of some family: its
+/// neighbours among the other labelled grants (`vectors`, as stored) of its vector in
+/// `queries`. A labelled grant's stored vector embeds its grant areas
+/// ([`crate::vectors::passage_text`]), so `queries` must hold the vectors of the grants'
+/// own texts ([`crate::vectors::grant_text`]) — then each grant is predicted as a grant
+/// without labels is at import, and its own labels cannot vote for themselves.
+pub fn leave_one_out_predictions(
+    cat: &Catalogue,
+    vectors: &GrantVectors,
+    queries: &GrantVectors,
+) -> Vec<(Idx, Predicted)> {
     use rayon::prelude::*;
     let labelled = neighbours::labelled(cat);
     labelled
         .par_iter()
         .filter(|&&g| Family::ALL.iter().any(|&f| !truth(cat, g, f).is_empty()))
-        .map(|&g| (g, predict(cat, vectors, &labelled, g)))
+        .map(|&g| {
+            (
+                g,
+                predict_from(cat, vectors, &labelled, g, queries.row(g as usize)),
+            )
+        })
         .collect()
 }
 
@@ -262,7 +287,16 @@ pub fn score(
         .collect()
 }
 
-/// Leave-one-out evaluation on all labelled grants.
-pub fn leave_one_out(cat: &Catalogue, vectors: &GrantVectors) -> Vec<(Family, Scores)> {
-    score(cat, &leave_one_out_predictions(cat, vectors), |_| true)
+/// Leave-one-out evaluation on all labelled grants (`queries` as in
+/// [`leave_one_out_predictions`]).
+pub fn leave_one_out(
+    cat: &Catalogue,
+    vectors: &GrantVectors,
+    queries: &GrantVectors,
+) -> Vec<(Family, Scores)> {
+    score(
+        cat,
+        &leave_one_out_predictions(cat, vectors, queries),
+        |_| true,
+    )
 }

@@ -109,8 +109,9 @@ struct Meta {
     hashes: Vec<String>,
 }
 
-/// The text a grant is embedded from: title, short description and description.
-pub fn passage_text(g: &Grant) -> String {
+/// A grant's own text: title, short description and description (at most
+/// [`MAX_PASSAGE_CHARS`] characters).
+pub fn grant_text(g: &Grant) -> String {
     let mut t = g.title.clone();
     for part in [&g.short_description, &g.description].into_iter().flatten() {
         if !t.contains(part.as_str()) {
@@ -120,6 +121,28 @@ pub fn passage_text(g: &Grant) -> String {
     }
     if t.chars().count() > MAX_PASSAGE_CHARS {
         t = t.chars().take(MAX_PASSAGE_CHARS).collect();
+    }
+    t
+}
+
+/// The text a grant is embedded from: its own text ([`grant_text`]) and, when its labels
+/// are the source's own ([`crate::facts::is_labelled`]), the German names of its grant
+/// areas ("Förderbereich: Kultur, Medien & Sport"). The source labels mostly the
+/// programmes it gives no teaser for, so for them the title alone would speak; areas a
+/// classifier derived from the text say nothing the text does not (since session 35,
+/// see the README).
+pub fn passage_text(cat: &Catalogue, g: Idx) -> String {
+    let mut t = grant_text(cat.grant(g));
+    if crate::facts::is_labelled(cat, g) {
+        let names: Vec<&str> = cat
+            .grant_areas(g)
+            .iter()
+            .map(|&a| cat.grant_areas[a as usize].name_de.as_str())
+            .collect();
+        if !names.is_empty() {
+            t.push_str("\nFörderbereich: ");
+            t.push_str(&names.join(", "));
+        }
     }
     t
 }
@@ -213,7 +236,20 @@ impl GrantVectors {
         previous: Option<&GrantVectors>,
         progress: &dyn Fn(usize, usize),
     ) -> Result<(Self, usize)> {
-        let texts: Vec<String> = cat.grants.iter().map(passage_text).collect();
+        Self::build_from(cat, embedder, previous, passage_text, progress)
+    }
+
+    /// Like [`Self::build`], embedding `text` of each grant instead of its
+    /// [`passage_text`] (the grants' own texts without their labels, [`grant_text`], for
+    /// an evaluation that must not see a grant's labels).
+    pub fn build_from(
+        cat: &Catalogue,
+        embedder: &Embedder,
+        previous: Option<&GrantVectors>,
+        text: impl Fn(&Catalogue, Idx) -> String,
+        progress: &dyn Fn(usize, usize),
+    ) -> Result<(Self, usize)> {
+        let texts: Vec<String> = (0..cat.grants.len() as Idx).map(|g| text(cat, g)).collect();
         let hashes: Vec<[u8; 32]> = texts.iter().map(|t| text_hash(t)).collect();
         let reusable: HashMap<[u8; 32], usize> = previous
             .filter(|p| p.model_id == embedder.model_id())
