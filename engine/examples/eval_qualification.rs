@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use grantmatch_engine::classify::is_heldout;
 use grantmatch_engine::embed::{Embedder, ModelConfig, ModelVariant};
 use grantmatch_engine::qualify::{categorize, qualify, CustomCategory, QualificationPrompt};
-use grantmatch_engine::vectors::{grant_text, GrantVectors};
+use grantmatch_engine::vectors::GrantVectors;
 use grantmatch_engine::{Engine, Idx};
 
 const AREAS: &[&str] = &[
@@ -90,14 +90,8 @@ fn main() {
     // The labelled programmes' vectors embed their grant areas (`vectors::passage_text`),
     // the truth here: categorised by the vectors of their own texts instead.
     let stored = engine.vectors().expect("the catalogue has embeddings");
-    let (own_text, _) = GrantVectors::build_from(
-        cat,
-        &embedder,
-        Some(stored),
-        |c, g| grant_text(c.grant(g)),
-        &|_, _| {},
-    )
-    .expect("embed the programmes' own texts");
+    let own_text =
+        GrantVectors::own_text(cat, &embedder, stored).expect("embed the programmes' own texts");
     let text_engine = Engine::open(&data)
         .and_then(|e| e.with_vectors(own_text))
         .expect("engine");

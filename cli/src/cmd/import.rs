@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use grantmatch_engine::embed::{Embedder, ModelConfig};
 use grantmatch_engine::import::{import_catalogue, Stage};
 use grantmatch_engine::records::CatalogueRecords;
-use grantmatch_engine::vectors::{grant_text, GrantVectors};
+use grantmatch_engine::vectors::GrantVectors;
 use grantmatch_engine::{classify, facts};
 use grantmatch_server::db::Location;
 use grantmatch_server::store::catalogue::publish_data_dir;
@@ -141,13 +141,7 @@ pub fn eval_classifier(
     // A labelled grant's stored vector embeds its grant areas; the leave-one-out looks
     // each one up by the vector of its own text (only those texts are embedded now).
     let embedder = Embedder::load(model)?;
-    let (queries, _) = GrantVectors::build_from(
-        cat,
-        &embedder,
-        Some(vectors),
-        |c, g| grant_text(c.grant(g)),
-        &|_, _| {},
-    )?;
+    let queries = GrantVectors::own_text(cat, &embedder, vectors)?;
     let predictions = classify::leave_one_out_predictions(cat, vectors, &queries);
     println!(
         "# leave-one-out over labelled grants (texts + k={} nearest labelled, threshold {})",

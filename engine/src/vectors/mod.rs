@@ -239,6 +239,21 @@ impl GrantVectors {
         Self::build_from(cat, embedder, previous, passage_text, progress)
     }
 
+    /// The vectors of the grants' own texts ([`grant_text`], without the grant areas
+    /// [`passage_text`] adds), reusing the rows of `stored` where the two texts are equal
+    /// (only labelled grants are embedded): for an evaluation whose truth is a grant's
+    /// labels.
+    pub fn own_text(cat: &Catalogue, embedder: &Embedder, stored: &GrantVectors) -> Result<Self> {
+        let (v, _) = Self::build_from(
+            cat,
+            embedder,
+            Some(stored),
+            |c, g| grant_text(c.grant(g)),
+            &|_, _| {},
+        )?;
+        Ok(v)
+    }
+
     /// Like [`Self::build`], embedding `text` of each grant instead of its
     /// [`passage_text`] (the grants' own texts without their labels, [`grant_text`], for
     /// an evaluation that must not see a grant's labels).
