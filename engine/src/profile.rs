@@ -182,6 +182,11 @@ pub struct ResolvedProfile {
     /// founders ("Ausgründung", "Doktoranden", "TU Dortmund", "spin-off"): a founding team
     /// that programmes for founders through their institution may serve.
     pub academic: bool,
+    /// The organisation founds, takes over or is a young business: a founder, an academic
+    /// founding team, or texts that speak of founding, succession or a start-up
+    /// ([`crate::facts::phase::in_profile`]). Programmes for founding only
+    /// ([`crate::facts::GrantFacts::founding`]) misfit the others.
+    pub founding: bool,
     /// Language of the profile's texts (not of the reasons, which `locale` sets).
     pub text_language: Locale,
     /// The profile's needs, each matched on its own: its topic words ([`Self::keywords`],
@@ -393,6 +398,9 @@ impl MatchInput {
             sectors.push(Sector::Housing);
         }
         let academic = academic_rule().is_match(&query);
+        let founding = academic
+            || applicant_types.contains(&ApplicantType::Founder)
+            || crate::facts::phase::in_profile(&query);
         let text_language = text_language(&full);
         // A German profile without keywords gets the glossary's topic terms found in its
         // texts (an English one has its German glossary terms already).
@@ -454,6 +462,7 @@ impl MatchInput {
             research_oriented,
             sectors,
             academic,
+            founding,
             text_language,
             needs,
             need_vectors: Vec::new(),

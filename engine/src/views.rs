@@ -169,6 +169,11 @@ pub struct GrantFactsView {
     /// as a misfit for an organisation of only these types; `null` when the text names none.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub beneficiaries: Option<Fact<Vec<ApplicantType>>>,
+    /// `true` when the programme is for founding or taking over a business or for its
+    /// first years only, with the title or the teaser's condition as evidence; matching
+    /// counts it as a misfit for an organisation that speaks of neither; `null` otherwise.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub founding: Option<Fact<bool>>,
     /// Sectors the title restricts the programme to (empty when it names none); a
     /// profile that speaks of none of them gets it as a kind misfit.
     pub sectors: Vec<crate::facts::sector::Sector>,
@@ -302,6 +307,7 @@ impl GrantFactsView {
             sme_only: f.sme_only.clone(),
             non_profit_only: f.non_profit_only.clone(),
             beneficiaries: f.supported.clone(),
+            founding: f.founding.clone(),
             sectors: f.sectors.clone(),
             labels: LabelsFact {
                 source: f.labels,

@@ -2085,11 +2085,12 @@ fn a_research_call_weighs_less_for_an_organisation_that_does_no_research() {
         );
         for m in &matches {
             // A programme restricted to a sector the profile does not speak of is a
-            // kind misfit too (`a_sector_programme_…`).
+            // kind misfit too (`a_sector_programme_…`), and so is one for founding
+            // (`a_founding_programme_…`).
             let sector_misfit = grantmatch_engine::facts::sector::misfit(
                 &cat.facts(m.grant).sectors,
                 &profile.sectors,
-            );
+            ) || cat.facts(m.grant).founding_misfit(profile.founding);
             let factor = if (is_call(m.grant) && !researcher) || sector_misfit {
                 matching::KIND_MISFIT_FACTOR
             } else {
@@ -2148,6 +2149,60 @@ fn a_sector_programme_weighs_less_for_an_organisation_outside_its_sector() {
                 m.match_reason
             );
             if outside {
+                assert!(m.relevance_score <= matching::NOT_EXCELLENT_CAP);
+            }
+        }
+    }
+}
+
+/// A programme for founding or taking over a business ("ERP-Gründerkredit – StartGeld",
+/// "Startfinanzierung 80") is a kind misfit for an established company whose texts speak
+/// of neither — a die-caster with 260 employees: its total weighs `KIND_MISFIT_FACTOR` of
+/// the weighted mean, its score stays below `very_suitable` and the reason says why; for
+/// a founder and for a company planning its succession the total is the weighted mean.
+#[test]
+fn a_founding_programme_weighs_less_for_an_established_company() {
+    let founding = |cat: &Catalogue, g: Idx| {
+        cat.facts(g).founding.is_some()
+            && cat.facts(g).sectors.is_empty()
+            && cat.facts(g).supported.is_none()
+            && cat.facts(g).kind.value != grantmatch_engine::facts::ProgrammeKind::ResearchCall
+    };
+    let engine = two_directions(founding);
+    let cat = &engine.catalogue;
+    for (description, established) in [
+        (
+            "Wir sind ein familiengeführter Aluminium-Druckgießer mit 260 Beschäftigten und wollen eine neue Halle finanzieren.",
+            true,
+        ),
+        (
+            "Ich möchte mich mit einer Kaffeerösterei selbstständig machen und brauche einen Kredit.",
+            false,
+        ),
+        (
+            "Wir sind eine Zimmerei mit 14 Beschäftigten; die Nachfolge durch einen Gesellen wollen wir finanzieren.",
+            false,
+        ),
+    ] {
+        let profile = resolve_company(cat, description);
+        assert_eq!(profile.founding, !established, "{description}");
+        let matches = rank_two(&engine, &profile);
+        let picked: Vec<&Match> = matches.iter().filter(|m| founding(cat, m.grant)).collect();
+        assert!(!picked.is_empty(), "{description}: no founding programme");
+        for m in picked {
+            let factor = if established {
+                matching::KIND_MISFIT_FACTOR
+            } else {
+                1.0
+            };
+            assert_total_weighs(cat, m, factor, description);
+            assert_eq!(
+                m.match_reason.contains("für Gründungen, Übernahmen oder junge Unternehmen"),
+                established,
+                "{}",
+                m.match_reason
+            );
+            if established {
                 assert!(m.relevance_score <= matching::NOT_EXCELLENT_CAP);
             }
         }

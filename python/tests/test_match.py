@@ -289,3 +289,35 @@ def test_a_programme_for_those_who_support_companies_funds_no_companys_own_proje
     for_chamber = {r["slug"]: r for r in engine.match(chamber, limit=None)}
     assert slug in for_chamber
     assert said not in for_chamber[slug]["match_reason"].lower()
+
+
+def test_a_founding_programme_is_a_misfit_for_an_established_company(engine):
+    """A programme for founding or taking over a business is the grant fact ``founding``
+    (evidence: its title or the teaser's condition); for an established company that
+    speaks of neither it is never ``very_suitable`` and the reason says why, for a
+    founder it is not marked."""
+    slug = "erp-gruender-startgeld-bund"
+    fact = engine.grant(slug)["facts"]["founding"]
+    assert fact["value"] is True and fact["source"] == "text"
+    assert fact["evidence"] == "ERP-Gründerkredit – StartGeld"
+    assert engine.grant("foerderkredit-grosser-mittelstand")["facts"]["founding"] is None
+    established = {
+        "name": "Neckar Formtechnik GmbH",
+        "description": "Wir sind ein familiengeführter Aluminium-Druckgießer mit 260 "
+        "Beschäftigten und suchen zinsgünstige Kredite für eine neue Gießzelle.",
+        "regions": ["Baden-Württemberg"],
+    }
+    founder = {
+        "name": "Kaffeerösterei Bohne (in Gründung)",
+        "description": "Ich möchte mich mit einer Kaffeerösterei selbstständig machen und "
+        "suche einen zinsgünstigen Kredit für die Röstmaschine.",
+        "regions": ["Baden-Württemberg"],
+    }
+    said = "für gründungen, übernahmen oder junge unternehmen"
+    for_established = {r["slug"]: r for r in engine.match(established, limit=None)}
+    assert slug in for_established
+    assert for_established[slug]["relevance_score"] <= 89
+    assert said in for_established[slug]["match_reason"].lower()
+    for_founder = {r["slug"]: r for r in engine.match(founder, limit=None)}
+    assert slug in for_founder
+    assert said not in for_founder[slug]["match_reason"].lower()

@@ -18,6 +18,7 @@ pub mod eval;
 pub mod kind;
 pub mod lexicon;
 pub mod neighbours;
+pub mod phase;
 pub mod sector;
 
 use rayon::prelude::*;
@@ -80,6 +81,11 @@ pub struct GrantFacts {
     /// (EXIST-Gründungsstipendium): a programme for academic founders, though they are
     /// not its applicants.
     pub founding_teams_via_institution: bool,
+    /// For founding or taking over a business or its first years only
+    /// ([`phase::founding`]: "ERP-Gründerkredit – StartGeld", "Wenn Sie sich selbstständig
+    /// machen wollen, …"): a kind misfit for an organisation that neither founds nor takes
+    /// over a business.
+    pub founding: Option<Fact<bool>>,
     /// Open to any topic ([`areas::topic_open`]): company financing, founding, regional
     /// economic promotion or topic-open innovation, no sector but business abroad.
     pub topic_open: bool,
@@ -94,6 +100,12 @@ impl GrantFacts {
     /// exclude it, `None` when unknown.
     pub fn admits(&self, t: ApplicantType) -> Option<bool> {
         self.applicants.as_ref().map(|f| f.value.contains(&t))
+    }
+
+    /// True when the programme is for founding or taking over a business
+    /// ([`Self::founding`]) and the profile speaks of neither.
+    pub fn founding_misfit(&self, profile_founds: bool) -> bool {
+        self.founding.is_some() && !profile_founds
     }
 
     /// True when every one of `types` (at least one) is among those the programme
@@ -246,6 +258,7 @@ fn facts_of(
                 .iter()
                 .all(|&s| s == sector::Sector::International),
         founding_teams_via_institution: kind::founding_teams_via_institution(grant),
+        founding: phase::founding(grant),
         supported,
         applicants,
         labels: if own {

@@ -37,6 +37,7 @@ pub(crate) fn explain(
     facts.extend(applicant_fact(cat, p, m, de));
     facts.extend(sector_fact(cat, p, m, de));
     facts.extend(supported_fact(cat, p, m, de));
+    facts.extend(founding_fact(cat, p, m, de));
     facts.extend(excluded_research_fact(cat, p, m, de));
     facts.extend(funding_type_fact(
         p,
@@ -100,6 +101,19 @@ fn supported_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> 
         )
     } else {
         format!("according to its text it funds those who support {names}, not their own projects")
+    })
+}
+
+/// A programme for founding or taking over a business, for a profile that speaks of
+/// neither.
+fn founding_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
+    cat.facts(m.grant).founding_misfit(p.founding).then(|| {
+        if de {
+            "laut Programmtext für Gründungen, Übernahmen oder junge Unternehmen, wovon in Ihren Angaben nicht die Rede ist"
+        } else {
+            "according to its text it is for founding or taking over a business or for young companies, which your profile does not mention"
+        }
+        .to_string()
     })
 }
 
