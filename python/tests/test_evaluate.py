@@ -41,10 +41,11 @@ def test_load_eval_set(eval_set):
         ("fresh5", [f"j{i:02}" for i in range(1, 7)], 201),
         ("fresh6", [f"k{i:02}" for i in range(1, 7)], 135),
         ("fresh7", [f"m{i:02}" for i in range(1, 7)], 148),
+        ("fresh8", [f"n{i:02}" for i in range(1, 7)], 154),
     ],
 )
 def test_the_fresh_held_out_sets_join_the_catalogue(engine, folder, ids, pairs):
-    """fixtures/eval/fresh … fresh7: profiles judged by a reader who never ran the
+    """fixtures/eval/fresh … fresh8: profiles judged by a reader who never ran the
     system, all marked held out; every judged slug is a grant."""
     profiles, qrels = grantmatch.load_eval_set(EVAL_DIR / folder)
     assert [p["id"] for p in profiles] == ids
