@@ -301,9 +301,10 @@ impl Engine {
         while i < tokens.len() {
             // Names and adjectives of the Länder, also of several words or hyphenated
             // ("Rheinland-Pfalz", "bayerische") …
-            let land = text::places::land_words_at(&tokens[i..]);
-            if land > 0 {
-                i += land;
+            let place = text::places::land_words_at(&tokens[i..])
+                .max(text::places::landscape_words_at(&tokens[i..]));
+            if place > 0 {
+                i += place;
                 continue;
             }
             // … and the catalogue's one-word region names.

@@ -391,7 +391,15 @@ impl MatchInput {
             .collect();
         let accepted_grant_types = asked.accepted.into_iter().filter(allowed).collect();
         let research_oriented = research_rule().is_match(&query);
-        let mut sectors = crate::facts::sector::in_profile(&query);
+        // The topic is read without the landscapes the texts name ("Thüringer Wald" is
+        // where, not forestry); the coal regions are places by definition.
+        let topical = crate::text::places::without_landscapes(&query);
+        let mut sectors = crate::facts::sector::in_profile(&topical);
+        if crate::facts::sector::in_profile(&query).contains(&Sector::CoalRegions)
+            && !sectors.contains(&Sector::CoalRegions)
+        {
+            sectors.push(Sector::CoalRegions);
+        }
         if applicant_types.contains(&ApplicantType::PrivatePerson)
             && !sectors.contains(&Sector::Housing)
         {
@@ -405,7 +413,7 @@ impl MatchInput {
         // A German profile without keywords gets the glossary's topic terms found in its
         // texts (an English one has its German glossary terms already).
         let read_topics: Vec<String> = if p.keywords.is_empty() && text_language == Locale::De {
-            crate::glossary::topics_de(&query, READ_TOPICS)
+            crate::glossary::topics_de(&topical, READ_TOPICS)
                 .into_iter()
                 .filter(|t| !keywords.iter().any(|k| k.eq_ignore_ascii_case(t)))
                 .map(String::from)
@@ -414,11 +422,11 @@ impl MatchInput {
             Vec::new()
         };
         let german_terms = match text_language {
-            Locale::En => crate::glossary::translate(&query)
+            Locale::En => crate::glossary::translate(&topical)
                 .into_iter()
                 .map(String::from)
                 .collect(),
-            Locale::De => crate::glossary::related_de(&query, RELATED_TERMS)
+            Locale::De => crate::glossary::related_de(&topical, RELATED_TERMS)
                 .into_iter()
                 .map(String::from)
                 .collect(),

@@ -2008,6 +2008,51 @@ fn a_profile_s_exclusions_are_no_topic() {
     assert_eq!(profile.excluded_grant_types, [GrantType::Loan]);
 }
 
+/// A landscape the texts name is where the organisation is, not what it does: "Wald" in
+/// "Thüringer Wald" makes no glassworks a forestry business, and "Black Forest" gives an
+/// English profile no German "Wald"; a forest estate that speaks of its forest and a
+/// company in the Lausitz (a coal region, a place by definition) keep their sectors.
+#[test]
+fn a_landscape_is_no_topic() {
+    use grantmatch_engine::facts::sector::Sector;
+    let cat = &tiny().catalogue;
+    let glassworks = resolve_company(
+        cat,
+        "Wir sind eine Glasbläserei in Lauscha im Thüringer Wald und wollen unsere Gasöfen \
+         durch elektrische Schmelzöfen ersetzen.",
+    );
+    assert!(glassworks.sectors.is_empty(), "{:?}", glassworks.sectors);
+    let estate = resolve_company(
+        cat,
+        "Wir bewirtschaften 400 Hektar Wald im Bayerischen Wald und wollen Mischwald pflanzen.",
+    );
+    assert_eq!(estate.sectors, [Sector::Agriculture]);
+    let lusatia = resolve_company(
+        cat,
+        "Wir sind ein Metallbaubetrieb in der Lausitz und wollen eine neue Halle bauen.",
+    );
+    assert!(
+        lusatia.sectors.contains(&Sector::CoalRegions),
+        "{:?}",
+        lusatia.sectors
+    );
+    let sawmill = resolve_company(
+        cat,
+        "We run a sawmill in the Black Forest and want to install a solar power system on the roof.",
+    );
+    assert_eq!(sawmill.text_language, Locale::En);
+    assert!(
+        !sawmill.german_terms.iter().any(|t| t == "Wald"),
+        "{:?}",
+        sawmill.german_terms
+    );
+    assert!(
+        sawmill.german_terms.iter().any(|t| t == "Photovoltaik"),
+        "{:?}",
+        sawmill.german_terms
+    );
+}
+
 /// `m`'s total is `factor` times the default weighted mean of its components.
 fn assert_total_weighs(cat: &Catalogue, m: &Match, factor: f32, what: &str) {
     let weighted = MatchWeights::default().mean(&m.components);

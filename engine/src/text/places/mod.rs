@@ -71,6 +71,11 @@ struct Places {
     /// Folded names of landscapes, districts, English town names and words for the
     /// country or the EU (`areas.tsv`) → region codes.
     areas: HashMap<String, Vec<&'static str>>,
+    /// The names of `areas` that lie in Germany (not the words for the country or the
+    /// EU), by [`landscape_key`]: left out where a text's topic is read.
+    landscapes: HashSet<String>,
+    /// Whitespace-separated words in the longest of `landscapes`.
+    landscape_longest: usize,
 }
 
 fn places() -> &'static Places {
@@ -84,6 +89,8 @@ fn places() -> &'static Places {
             starts: HashSet::new(),
             longest: 1,
             areas: HashMap::new(),
+            landscapes: HashSet::new(),
+            landscape_longest: 1,
         };
         for line in data_lines(LANDS) {
             let cols: Vec<&str> = line.split('\t').collect();
@@ -127,11 +134,87 @@ fn places() -> &'static Places {
             let (name, codes) = line
                 .split_once('\t')
                 .expect("areas.tsv lines are `name<TAB>codes`");
-            p.areas
-                .insert(fold_name(name), codes.split(',').map(str::trim).collect());
+            let codes: Vec<&'static str> = codes.split(',').map(str::trim).collect();
+            if codes.iter().all(|c| c.starts_with("DE-")) {
+                let key = landscape_key(&fold_name(name));
+                p.landscape_longest = p.landscape_longest.max(name.split_whitespace().count());
+                p.landscapes.insert(key);
+            }
+            p.areas.insert(fold_name(name), codes);
         }
         p
     })
+}
+
+/// The form by which a landscape is looked up: folded words, every word before the last
+/// without its adjective ending ("Bayerischen Wald" and "Bayerischer Wald" are
+/// "bayerisch wald").
+fn landscape_key(folded: &str) -> String {
+    let words: Vec<&str> = folded.split(' ').collect();
+    let last = words.len().saturating_sub(1);
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let stem = ["en", "em", "er", "es", "e"]
+                .iter()
+                .find_map(|end| w.strip_suffix(end).filter(|s| s.len() >= 4));
+            match stem {
+                Some(s) if i < last => s,
+                _ => w,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Endings after a landscape's name in a compound that still names the place
+/// ("Ostseeküste", "Harzregion"), folded.
+const LANDSCAPE_COMPOUNDS: [&str; 3] = ["kuste", "region", "gebiet"];
+
+/// How many of the leading `tokens` (whitespace-separated words; punctuation around a
+/// word is ignored) name a landscape or district in Germany (`areas.tsv`: "Thüringer
+/// Wald", "im Bayerischen Wald", "an der Ostseeküste", "the Black Forest"); 0 when they
+/// name none. A place is no topic: "Wald" in "Thüringer Wald" does not make a glassworks
+/// a forestry business, nor "Baltic" a fishery's business abroad.
+pub fn landscape_words_at(tokens: &[&str]) -> usize {
+    let p = places();
+    let folded: Vec<String> = tokens
+        .iter()
+        .take(p.landscape_longest)
+        .map(|t| fold_name(t.trim_matches(|c: char| !c.is_alphanumeric())))
+        .take_while(|t| !t.is_empty())
+        .collect();
+    (1..=folded.len())
+        .rev()
+        .find(|&n| {
+            let key = landscape_key(&folded[..n].join(" "));
+            p.landscapes.contains(&key)
+                || (n == 1
+                    && LANDSCAPE_COMPOUNDS.iter().any(|end| {
+                        key.strip_suffix(end)
+                            .is_some_and(|head| p.landscapes.contains(head))
+                    }))
+        })
+        .unwrap_or(0)
+}
+
+/// `text` without the landscapes and districts it names ([`landscape_words_at`]), its
+/// other words joined by single spaces: the text a profile's topic is read from.
+pub fn without_landscapes(text: &str) -> String {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut kept: Vec<&str> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        match landscape_words_at(&tokens[i..]) {
+            0 => {
+                kept.push(tokens[i]);
+                i += 1;
+            }
+            n => i += n,
+        }
+    }
+    kept.join(" ")
 }
 
 fn data_lines(source: &'static str) -> impl Iterator<Item = &'static str> {
@@ -441,6 +524,40 @@ mod tests {
         assert_eq!(town_land("Atlantis"), None);
         assert_eq!(land_of_adjective("sachsischen"), Some("DE-SN"));
         assert_eq!(land_of_adjective("Niedersächsische"), Some("DE-NI"));
+    }
+
+    #[test]
+    fn landscapes_are_left_out_of_a_topic() {
+        for (text, topic) in [
+            (
+                "Glasbläserei in Lauscha im Thüringer Wald.",
+                "Glasbläserei in Lauscha im",
+            ),
+            ("ein Hof im Bayerischen Wald", "ein Hof im"),
+            (
+                "Hotel an der Ostseeküste (Mecklenburg-Vorpommern)",
+                "Hotel an der (Mecklenburg-Vorpommern)",
+            ),
+            (
+                "a fishery on the Baltic coast of Mecklenburg",
+                "a fishery on the of",
+            ),
+            ("a sawmill in the Black Forest.", "a sawmill in the"),
+            ("Weingut an der Mosel", "Weingut an der"),
+        ] {
+            assert_eq!(without_landscapes(text), topic, "{text}");
+        }
+        // Words that only contain or start like a landscape, the Länder and the words for
+        // the whole country stay.
+        for text in [
+            "Waldschwimmbad und Waldkindergarten",
+            "Forst und Wald",
+            "Mecklenburg-Vorpommern und Sachsen",
+            "bundesweit tätig",
+            "Ostseefischerei",
+        ] {
+            assert_eq!(without_landscapes(text), text, "{text}");
+        }
     }
 
     #[test]
