@@ -68,7 +68,7 @@ fn rules() -> &'static [Rule] {
             (
                 Agriculture,
                 r"landwirt|agrar|rentenbank|\bbmel\b|ernährungswirtschaft|lebensmittel|weinbau|gartenbau|tierhalt|tierwohl|milch|aquakultur|fischerei|forstwirt|forstbetrieb|\bwald|\bforst",
-                r"landwirt|agrar|bauer|bäuer|\bfarm|agri|\bhof\b|höfe|milch|dairy|wein|winzer|\bgarten|gärtn|\btier|nutztier|animal|lebensmittel|food|ernährung|fisch|fish|forst|forest|\bwald|holzwirtschaft|sägewerk|sawmill|timber|rural|ländlich|cheese|käse|vieh|livestock|crop|acker|vineyard|horticult|imker|\bbees?\b",
+                r"landwirt|agrar|\bbauer|bäuer|\bfarm|agri|\bhof\b|höfe|milch|dairy|wein|winzer|\bgarten|gärtn|\btier|nutztier|animal|lebensmittel|food|ernährung|fisch|fish|forst|forest|\bwald(es|s)?\b|\bwälder|holzwirtschaft|sägewerk|sawmill|rural|ländlich|cheese|käse|vieh|livestock|crop|acker|vineyard|horticult|imker|\bbees?\b",
             ),
             (
                 Health,
@@ -388,6 +388,28 @@ mod tests {
             "We want coaching for our managers; our annual turnover is 4 million euros.",
         );
         assert!(misfit(&sports_grounds, &firm));
+    }
+
+    /// Agriculture and forestry are read from what an organisation does, not from a word
+    /// that merely starts like it: a pool in the woods, a boat builder and timber-frame
+    /// carpentry are no forestry or farming; a forest and a farm are.
+    #[test]
+    fn agriculture_is_read_from_farms_and_forests_not_from_look_alikes() {
+        for text in [
+            "Unser Förderverein betreibt das Waldschwimmbad der Stadt.",
+            "Wir sind eine Bootswerft mit zwölf Bootsbauern.",
+            "We are a carpentry firm building timber-frame houses.",
+        ] {
+            assert!(!in_profile(text).contains(&Agriculture), "{text}");
+        }
+        for text in [
+            "Wir bewirtschaften 400 Hektar Wald.",
+            "Die Pflege unserer Wälder kostet viel.",
+            "Wir sind ein Bauer mit 80 Milchkühen.",
+            "We run a sawmill and a dairy farm.",
+        ] {
+            assert!(in_profile(text).contains(&Agriculture), "{text}");
+        }
     }
 
     #[test]
