@@ -63,7 +63,7 @@ fn rules() -> &'static [Rule] {
             (
                 Housing,
                 r"wohngebäud|wohnraum|wohnungsbau|wohnungswesen|wohneigentum|eigenwohn|eigenheim|mietwohn|wohnungen\b|wohnheim|\bwohnen\b",
-                r"wohnung|wohnraum|wohngebäude|wohnhaus|wohnhäuser|mieter|vermiet|eigenheim|wohneigentum|einfamilienhaus|mehrfamilienhaus|wohnen|\bhousing\b|apartment|residential|\bhomes?\b|\bflats?\b",
+                r"wohnung|wohnraum|wohngebäude|wohnhaus|wohnhäuser|mieter|vermiet|eigenheim|wohneigentum|einfamilienhaus|mehrfamilienhaus|wohnen|\bhousing\b|apartment|residential|\bhome ?owners?\b|\bflats?\b",
             ),
             (
                 Agriculture,
@@ -73,18 +73,18 @@ fn rules() -> &'static [Rule] {
             (
                 Health,
                 r"gesundheit|medizin|\bklinik|\bkrankenh|arznei|pharma|pflegeeinricht|pflegeberuf|altenpflege|pflegekräft|pflegeversicher|pflegebedürft|\bpflege\b|hospiz",
-                r"gesundheit|medizin|medical|health|pflege|\bcare\b|klinik|clinic|krankenh|hospital|\barzt|ärzt|doctor|physician|pharma|therap|patient|diagnos|hospiz|hospice|nursing|senior|ältere|elderly|behinder|disab",
+                r"gesundheit|medizin|medical|health|pflegedienst|pflegeheim|pflegeeinricht|pflegekräft|pflegekraft|pflegebedürf|altenpflege|krankenpflege|pflegeberuf|pflegeschul|pflegeversicher|ambulanten? pflege|stationären? pflege|in der pflege\b|\bcare\b|klinik|clinic|krankenh|hospital|\barzt|ärzt|\bdoctors?\b|physician|pharma|therap|patient|diagnostik|diagnostic|hospiz|hospice|nursing|senior|ältere|elderly|behinder|disab",
             ),
             (
                 Security,
                 r"sicherheitstechn|zivile sicherheit|sicherheitsforsch|verteidigung|rüstung",
-                r"sicherheit|security|safety|schutz|defen[cs]e|verteidig",
+                r"sicherheitstechn|sicherheitsforsch|zivile(n)? sicherheit|security|katastrophenschutz|bevölkerungsschutz|zivilschutz|civil protection|defen[cs]e|verteidig|rüstung",
             ),
             (Quantum, r"quant", r"quant|photon"),
             (
                 Media,
                 r"\bfilm|kino|\bmedien|games|computerspiel|kreativwirtschaft|\bverlag(e|es|s)?\b|verlagswesen|buchhandel",
-                r"film|kino|cinema|\bmedia|medien|game|spiel|video|kreativ|creative|verlag|publish|book|buch",
+                r"film|kino|cinema|\bmedia|medien|game|\bspiele?\b|computerspiel|videospiel|spieleentwick|video|kreativ|creative|verlag|publish|\bbooks\b|\bbuch\b|\bbücher|buchhandel",
             ),
             (
                 Culture,
@@ -94,32 +94,32 @@ fn rules() -> &'static [Rule] {
             (
                 Maritime,
                 r"maritim|schiff|\bhafen|häfen|werft|meerestechn|reeder",
-                r"maritim|schiff|ship|hafen|häfen|port\b|werft|shipyard|meer|marine|\bsea\b|reeder|vessel|boot|boat|fähr|ferry|wasserstraß|waterway",
+                r"maritim|schiff|\bships?\b|shipping|shipbuild|hafen|häfen|\bports?\b|werft|shipyard|meer|marine|\bsea\b|reeder|vessel|boot|boat|fähr|ferry|wasserstraß|waterway",
             ),
             (
                 Aviation,
                 r"luftfahrt|raumfahrt|aviation|flughäfen|flughafen",
-                r"luftfahrt|raumfahrt|aero|space|aviation|flug|aircraft|drohne|drone|satellit",
+                r"luftfahrt|raumfahrt|aero|spacecraft|space industry|space technolog|aviation|flug|aircraft|drohne|drone|satellit",
             ),
             (
                 Transport,
                 r"elektromobil|\bverkehr|verkehrs|radverkehr|nahverkehr|güterkraft|fahrzeug|\bbusse?\b|\bbahn|schienen|logistik|ladeinfrastruktur|\blkw|nutzfahrzeug",
-                r"\bmobil|elektromobil|verkehr|transport|fahrzeug|vehicle|\bbus|bahn|rail|\brad|fahrrad|bike|cycl|logist|\bauto|\bcars?\b|fleet|flotte|lkw|truck|\blade|charging|pendl|commut|taxi|öpnv|spedition|freight|shuttle",
+                r"\bmobilität|elektromobil|e-mobil|\bmobility|verkehr|transport|fahrzeug|vehicle|\bbus(se|ses|unternehmen|flotte|fahrer|verkehr|linien?|depot|betrieb)?\b|omnibus|linienbus|reisebus|schulbus|elektrobus|bahn|rail|\brad\b|\bradweg|\bradverkehr|\bradfahr|\bräder|fahrrad|bike|\bcycl|bicycl|logist|\bautos?\b|autohaus|automobil|automotive|\bcars?\b|fleet|flotte|lkw|truck|ladesäul|ladestation|ladepunkt|ladeinfra|charging|pendl|commut|taxi|öpnv|spedition|freight|shuttle",
             ),
             (
                 Tourism,
                 r"touris|gastgewerbe|\bhotel|beherberg",
-                r"touris|hotel|gast|ferien|holiday|travel|reise|urlaub|camping|pension|beherberg|übernacht|visitor|besucher",
+                r"touris|hotel|gastronom|gastgewerbe|gästehaus|\bgäste|\bgasthof|\bgasthaus|\bgaststätte|ferien|holiday|travel|\breise|urlaub|camping|beherberg|übernacht|visitor|besucher",
             ),
             (
                 Childcare,
                 r"frühkindlich|kindertages|\bkitas?\b|kinderbetreuung|kinderkrippe",
-                r"\bkitas?\b|kindertages|kindergart|kinderbetreuung|krippe|frühkindlich|tagesmutter|tagesmütter|tagespflege|erzieher|\bkinder|\bchild|daycare|day care|nursery|preschool|\beltern|parents",
+                r"\bkitas?\b|kindertages|kindergart|kindergärt|kinderbetreuung|krippe|frühkindlich|tagesmutter|tagesmütter|erzieher|childcare|child care|daycare|day care|nursery|preschool",
             ),
             (
                 Sport,
                 r"\bsport",
-                r"sport|schwimm|\bswim|\bbad\b|bäder|\bturn(en|er|halle|verein)|gymnast|fußball|football|soccer|handball|volleyball|basketball|hockey|tennis|\breit(en|er|sport|verein|halle)|\bski(en|ing|club|verein)?\b|kletter|climbing|athlet|fitness|\bbewegung|übungsleiter|\btanz|\bdanc|\bruder|rowing|\bkanu|canoe|kayak|\bsegel|sailing|\bgolf|\byoga|\bjudo|karate|\bbox(en|ing)|\bschach|chess",
+                r"sport|schwimm|\bswim|freibad|hallenbad|strandbad|bäder|\bturn(en|er|halle|verein)|gymnast|fußball|football|soccer|handball|volleyball|basketball|hockey|tennis|\breit(en|er|sport|verein|halle)|\bski(en|ing|club|verein)?\b|kletter|climbing|athlet|fitness|\bbewegung|übungsleiter|\btanz|\bdanc|\bruder|rowing|\bkanu|canoe|kayak|\bsegel|sailing|\bgolf|\byoga|\bjudo|karate|\bbox(en|ing)|\bschach|chess",
             ),
             (
                 CoalRegions,
@@ -409,6 +409,46 @@ mod tests {
             "We run a sawmill and a dairy farm.",
         ] {
             assert!(in_profile(text).contains(&Agriculture), "{text}");
+        }
+    }
+
+    /// A sector is read from words that name it, not from words that contain one:
+    /// "Sport" and "Export" hold no port, "business" no bus, "partnership" no ship, a shop
+    /// ("Laden") no charging point, "Klimaschutz" no civil protection, "Preise" no travel;
+    /// children are no childcare, "Bad Bevensen" is a town and the care of a site no
+    /// health care.
+    #[test]
+    fn sectors_are_read_from_the_words_that_name_them() {
+        for (text, sector) in [
+            ("Wir machen Sport, Transport und Export.", Maritime),
+            (
+                "We are a small business with a strong partnership.",
+                Maritime,
+            ),
+            ("We are a small business selling coffee.", Transport),
+            ("Wir betreiben einen Laden mit Café.", Transport),
+            ("Wir betreiben Recycling von Kunststoffen.", Transport),
+            ("Klimaschutz und Naturschutz sind uns wichtig.", Security),
+            ("Die Pflege der Anlage übernehmen Ehrenamtliche.", Health),
+            ("Unsere Buchhaltung, zum Beispiel, ist digital.", Media),
+            ("Die Preise im Landkreis steigen.", Tourism),
+            ("Wir bieten Kurse für Kinder und Eltern an.", Childcare),
+            ("Chor aus Bad Bevensen", Sport),
+            ("We need more office space.", Aviation),
+        ] {
+            assert!(!in_profile(text).contains(&sector), "{text}: {sector:?}");
+        }
+        for (text, sector) in [
+            ("Unser Busunternehmen fährt 30 Busse.", Transport),
+            ("Wir bauen Ladestationen und einen Radweg.", Transport),
+            ("Förderverein für den Katastrophenschutz", Security),
+            ("ein ambulanter Pflegedienst mit 40 Pflegekräften", Health),
+            ("Wir betreiben einen Hafen.", Maritime),
+            ("Reisen für Senioren und Gäste", Tourism),
+            ("Träger von zwei Kitas", Childcare),
+            ("Wir sanieren das Freibad.", Sport),
+        ] {
+            assert!(in_profile(text).contains(&sector), "{text}: {sector:?}");
         }
     }
 
