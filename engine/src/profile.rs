@@ -182,10 +182,11 @@ pub struct ResolvedProfile {
     /// founders ("Ausgründung", "Doktoranden", "TU Dortmund", "spin-off"): a founding team
     /// that programmes for founders through their institution may serve.
     pub academic: bool,
-    /// The organisation founds, takes over or is a young business: a founder, an academic
-    /// founding team, or texts that speak of founding, succession or a start-up
+    /// The organisation founds, takes over or is a young business: a founder, or texts
+    /// that speak of founding, succession, a start-up or a spin-off
     /// ([`crate::facts::phase::in_profile`]). Programmes for founding only
-    /// ([`crate::facts::GrantFacts::founding`]) misfit the others.
+    /// ([`crate::facts::GrantFacts::founding`]) misfit the others — also an established
+    /// company or institute that only names a university or research partner.
     pub founding: bool,
     /// Language of the profile's texts (not of the reasons, which `locale` sets).
     pub text_language: Locale,
@@ -406,8 +407,7 @@ impl MatchInput {
             sectors.push(Sector::Housing);
         }
         let academic = academic_rule().is_match(&query);
-        let founding = academic
-            || applicant_types.contains(&ApplicantType::Founder)
+        let founding = applicant_types.contains(&ApplicantType::Founder)
             || crate::facts::phase::in_profile(&query);
         let text_language = text_language(&full);
         // A German profile without keywords gets the glossary's topic terms found in its

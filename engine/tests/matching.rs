@@ -2220,6 +2220,12 @@ fn a_founding_programme_weighs_less_for_an_established_company() {
             "Wir sind ein familiengeführter Aluminium-Druckgießer mit 260 Beschäftigten und wollen eine neue Halle finanzieren.",
             true,
         ),
+        // A research partner makes no founding team of an established company.
+        (
+            "Wir sind ein Druckgießer mit 260 Beschäftigten und wollen mit einem Forschungsinstitut \
+             der Universität Stuttgart leichtere Gussteile entwickeln.",
+            true,
+        ),
         (
             "Ich möchte mich mit einer Kaffeerösterei selbstständig machen und brauche einen Kredit.",
             false,

@@ -80,7 +80,7 @@ pub fn founding(grant: &Grant) -> Option<Fact<bool>> {
 pub fn in_profile(text: &str) -> bool {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
-        re(r"gründ(en|ung|e|er|erin|erinnen)\b|gründungs|existenzgründ|übernehm|übernahme|nachfolge|start-?up|startup|selbstständig|selbständig|junge[sns]? (unternehmen|firma|betrieb)|neu gegründet|found(ing|er|ers|ed a)\b|\bto found\b|set(ting)? up (a|an|my|our|her|his|the) (own )?(business|company|firm|shop|practice)|take over|taking over|takeover|succession|successor|self-employ|young (company|business|firm)|newly founded|recently founded|new business|in formation")
+        re(r"gründ(en|ung|ungen|e|er|erin|erinnen)\b|gründungs|existenzgründ|übernahme|übernehme\b|(betrieb|firma|unternehmen|praxis|hof|geschäft|laden|werkstatt|kanzlei|apotheke)\S* (zu )?übernehmen|nachfolge|start-?up|startup|spin-?offs?\b|selbstständig|selbständig|junge[sns]? (unternehmen|firma|betrieb)|neu gegründet|found(ing|er|ers|ed a)\b|\bto found\b|set(ting)? up (a|an|my|our|her|his|the) (own )?(business|company|firm|shop|practice)|take over|taking over|takeover|succession|successor|self-employ|young (company|business|firm)|newly founded|recently founded|new business|in formation")
     })
     .is_match(text)
 }
@@ -132,6 +132,10 @@ mod tests {
             "We want to take over the bakery of our former employer.",
             "A start-up developing sensors.",
             "Kiezrad – cargo bike workshop (in formation)",
+            "Ein Geselle könnte den Betrieb übernehmen.",
+            "Zum 1. April übernehme ich die Praxis.",
+            "Zwei Doktoranden planen eine Ausgründung; wir begleiten Ausgründungen.",
+            "Two postdocs plan a spin-off.",
         ] {
             assert!(in_profile(t), "{t}");
         }
@@ -139,6 +143,9 @@ mod tests {
             "Familiengeführter Aluminium-Druckgießer mit 260 Beschäftigten.",
             "A family-owned manufacturer with 260 employees.",
             "Wir sind ein Sportverein mit 400 Mitgliedern.",
+            // Taking on a task is no takeover of a business.
+            "Kasse und Pflege der Anlage übernehmen fast nur Ehrenamtliche.",
+            "Wir übernehmen die Kosten der Kurse.",
         ] {
             assert!(!in_profile(t), "{t}");
         }
