@@ -161,6 +161,12 @@ pub struct GrantFactsView {
     pub grant_type: Fact<GrantType>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub sme_only: Option<Fact<bool>>,
+    /// `true` when the title restricts the programme to companies beyond the SME
+    /// thresholds ("KfW-Förderkredit großer Mittelstand"), with the title as evidence;
+    /// matching fails the applicant check of an organisation with fewer than 250
+    /// employees; `null` otherwise.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub large_companies_only: Option<Fact<bool>>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub non_profit_only: Option<Fact<bool>>,
     /// Companies and founders the programme's text names as those its applicants support
@@ -305,6 +311,7 @@ impl GrantFactsView {
             programme_kind: f.kind.clone(),
             grant_type: f.grant_type.clone(),
             sme_only: f.sme_only.clone(),
+            large_companies_only: f.large_only.clone(),
             non_profit_only: f.non_profit_only.clone(),
             beneficiaries: f.supported.clone(),
             founding: f.founding.clone(),

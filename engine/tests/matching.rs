@@ -2634,6 +2634,71 @@ fn a_large_organisation_fails_a_programme_for_smes_only() {
     }
 }
 
+/// A company of 40 employees fails the applicant check of a programme whose title is for
+/// companies beyond the SMEs ("KfW-Förderkredit großer Mittelstand"), with a reason that
+/// says so; with 1,300 employees it passes, and without a head count nothing is assumed.
+#[test]
+fn a_small_company_fails_a_programme_for_larger_companies() {
+    let large_only =
+        |cat: &Catalogue, g: Idx| cat.facts(g).large_only.as_ref().is_some_and(|f| f.value);
+    let engine = two_directions(large_only);
+    let cat = &engine.catalogue;
+    let slugs: Vec<&str> = (0..cat.grants.len() as Idx)
+        .filter(|&g| large_only(cat, g))
+        .map(|g| cat.grants[g as usize].slug.as_str())
+        .collect();
+    assert!(
+        slugs.contains(&"foerderkredit-grosser-mittelstand"),
+        "{slugs:?}"
+    );
+    for (employees, small) in [(Some("40"), true), (Some("1.300"), false), (None, false)] {
+        let mut org = json!({
+            "name": "Muster Maschinenbau GmbH",
+            "description": "Wir bauen Maschinen und wollen in eine neue Halle investieren.",
+        });
+        if let Some(n) = employees {
+            org["number_of_employees"] = json!(n);
+        }
+        let profile =
+            MatchInput::from_value(json!({"organization_id": "org", "organization_profile": org}))
+                .unwrap()
+                .resolve(cat)
+                .unwrap();
+        let matches = rank_two(&engine, &profile);
+        let picked: Vec<&Match> = matches
+            .iter()
+            .filter(|m| large_only(cat, m.grant))
+            .collect();
+        assert!(
+            !picked.is_empty(),
+            "{employees:?}: no programme for larger companies ranked"
+        );
+        for m in picked {
+            assert_eq!(matching::too_small_for(cat, &profile, m.grant), small);
+            let said = m
+                .match_reason
+                .contains("nur für größere Unternehmen jenseits der KMU-Schwellen");
+            assert_eq!(said, small, "{}", m.match_reason);
+            if small {
+                assert_eq!(m.checks.applicant, matching::Check::Fail);
+                assert!(m.relevance_score < 50, "score {}", m.relevance_score);
+                assert!(
+                    m.match_reason.contains("Sie haben 40 Beschäftigte"),
+                    "{}",
+                    m.match_reason
+                );
+            } else {
+                assert_ne!(
+                    m.checks.applicant,
+                    matching::Check::Fail,
+                    "{}",
+                    m.match_reason
+                );
+            }
+        }
+    }
+}
+
 /// A profile that asks for loans gets the programmes open to any topic that lend to it
 /// with the higher floor of the semantic component (`topic_open_wanted_semantic`); the
 /// same profile without the request, and subsidies for it, keep `topic_open_semantic`.

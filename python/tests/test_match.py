@@ -321,3 +321,30 @@ def test_a_founding_programme_is_a_misfit_for_an_established_company(engine):
     for_founder = {r["slug"]: r for r in engine.match(founder, limit=None)}
     assert slug in for_founder
     assert said not in for_founder[slug]["match_reason"].lower()
+
+
+def test_a_programme_for_larger_companies_fails_a_small_company(engine):
+    """A title that restricts a programme to companies beyond the SMEs is the grant fact
+    ``large_companies_only`` (evidence: the title); a company that states 40 employees
+    fails its applicant check with a reason that says so, one with 600 does not."""
+    slug = "foerderkredit-grosser-mittelstand"
+    fact = engine.grant(slug)["facts"]["large_companies_only"]
+    assert fact["value"] is True and fact["source"] == "text"
+    assert fact["evidence"] == "KfW-Förderkredit großer Mittelstand"
+    assert engine.grant("erp-gruender-startgeld-bund")["facts"]["large_companies_only"] is None
+    profile = {
+        "name": "Muster Maschinenbau GmbH",
+        "description": "Wir bauen Sondermaschinen und suchen zinsgünstige Kredite für eine "
+        "neue Montagehalle.",
+        "regions": ["Baden-Württemberg"],
+    }
+    said = "nur für größere unternehmen jenseits der kmu-schwellen"
+    small = {r["slug"]: r for r in engine.match({**profile, "number_of_employees": "40"}, limit=None, explain=True)}
+    assert slug in small
+    assert small[slug]["checks"]["applicant"] == "fail"
+    assert small[slug]["relevance_score"] < 50
+    assert said in small[slug]["match_reason"].lower()
+    large = {r["slug"]: r for r in engine.match({**profile, "number_of_employees": "600"}, limit=None, explain=True)}
+    assert slug in large
+    assert large[slug]["checks"]["applicant"] != "fail"
+    assert said not in large[slug]["match_reason"].lower()

@@ -273,6 +273,24 @@ pub fn sme_only(grant: &Grant) -> Option<Read<bool>> {
     })
 }
 
+/// "Only larger companies" when the title restricts the programme to companies beyond
+/// the SME thresholds ("KfW-Förderkredit großer Mittelstand", "… für Großunternehmen",
+/// "Midcaps") and names no SMEs: a programme a company of fewer than 250 employees cannot
+/// use. The title is the evidence.
+pub fn large_only(grant: &Grant) -> Option<Read<bool>> {
+    static R: OnceLock<[Regex; 2]> = OnceLock::new();
+    let [large, small] = R.get_or_init(|| {
+        [
+            re(r"großer?n? mittelstand|großunternehm|\bgroße[n]? unternehmen|\bmid-?caps?\b"),
+            re(r"klein|mittlere|\bkmu\b|\bsmes?\b"),
+        ]
+    });
+    (large.is_match(&grant.title) && !small.is_match(&grant.title)).then(|| Read {
+        value: true,
+        sentence: Some(grant.title.clone()),
+    })
+}
+
 /// "Only non-profit applicants": the source field when set, else when the sentence the
 /// applicants were read from asks for non-profit applicants and names no company.
 pub fn non_profit_only(
@@ -379,6 +397,24 @@ mod tests {
         assert_ne!(kind(&g).value, ProgrammeKind::PrizeScholarship);
         let g = subsidy("Gründerwettbewerb Digitale Innovationen", "");
         assert_eq!(kind(&g).value, ProgrammeKind::PrizeScholarship);
+    }
+
+    #[test]
+    fn larger_companies_only_by_the_title() {
+        let only = |title: &str| large_only(&subsidy(title, "")).is_some_and(|r| r.value);
+        assert!(only("KfW-Förderkredit großer Mittelstand"));
+        assert!(only(
+            "KfW-Förderkredit großer Mittelstand mit Haftungsfreistellung"
+        ));
+        assert!(only("Investitionszuschuss für Großunternehmen"));
+        for title in [
+            "ERP-Förderkredit KMU",
+            "Förderung für kleine, mittlere und große Unternehmen",
+            "Mittelstandsförderung – Betriebsberatung",
+            "Großprojekte der Infrastruktur",
+        ] {
+            assert!(!only(title), "{title}");
+        }
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub struct GrantFacts {
     pub grant_type: Fact<GrantType>,
     /// `Some(true)`: only small and medium-sized enterprises.
     pub sme_only: Option<Fact<bool>>,
+    /// `Some(true)`: only companies beyond the SME thresholds ([`kind::large_only`]:
+    /// "KfW-Förderkredit großer Mittelstand").
+    pub large_only: Option<Fact<bool>>,
     /// `Some(true)`: only non-profit applicants.
     pub non_profit_only: Option<Fact<bool>>,
     /// The sectors the title restricts the programme to ([`sector::of_title`]:
@@ -249,6 +252,7 @@ fn facts_of(
         kind: read(kind::kind(grant)),
         grant_type: read(kind::grant_type(grant)),
         sme_only: kind::sme_only(grant).map(read),
+        large_only: kind::large_only(grant).map(read),
         non_profit_only,
         sectors: sector::of_title(&grant.title),
         // A financing programme for business abroad (export credits) is still open to

@@ -32,7 +32,9 @@ mod reason;
 mod score;
 
 pub use candidates::{passes_filters, semantic_top};
-pub use score::{applicant_fit, too_large_for, KIND_MISFIT_FACTOR, SME_EMPLOYEE_LIMIT};
+pub use score::{
+    applicant_fit, too_large_for, too_small_for, KIND_MISFIT_FACTOR, SME_EMPLOYEE_LIMIT,
+};
 
 /// Candidates that reach the rule stage.
 pub const SHORTLIST: usize = 200;

@@ -311,6 +311,14 @@ fn applicant_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> 
             format!("only for small and medium-sized enterprises (SMEs), you have {n} employees")
         });
     }
+    if m.checks.applicant == Check::Fail && super::too_small_for(cat, p, m.grant) {
+        let n = p.employees.unwrap_or_default();
+        return Some(if de {
+            format!("laut Titel nur für größere Unternehmen jenseits der KMU-Schwellen, Sie haben {n} Beschäftigte")
+        } else {
+            format!("according to its title only for companies larger than SMEs, you have {n} employees")
+        });
+    }
     if m.checks.applicant == Check::Unknown
         && super::score::founding_team_via_institution(cat, p, m.grant)
     {

@@ -20,7 +20,7 @@ use super::{
 /// Applicant fit of grant `g` for the profile: the check and the component value
 /// (1.0 stated fit, 0.7 guessed fit, 0.5 unknown, 0.3 guessed misfit, 0.0 stated misfit).
 pub fn applicant_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (Check, f32) {
-    if too_large_for(cat, p, g) {
+    if too_large_for(cat, p, g) || too_small_for(cat, p, g) {
         return (Check::Fail, 0.0);
     }
     if p.applicant_types.is_empty() {
@@ -75,6 +75,14 @@ pub fn too_large_for(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> bool {
                 .any(|t| !matches!(t, Company | Founder) && a.value.contains(t))
     });
     !other_type_named
+}
+
+/// The programme is for companies beyond the SME thresholds only ([`crate::facts::kind::large_only`]:
+/// "KfW-Förderkredit großer Mittelstand") and the organisation states a head count below
+/// [`SME_EMPLOYEE_LIMIT`].
+pub fn too_small_for(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> bool {
+    p.employees.is_some_and(|n| n < SME_EMPLOYEE_LIMIT)
+        && cat.facts(g).large_only.as_ref().is_some_and(|f| f.value)
 }
 
 /// Factor on the weighted total of a programme whose kind does not suit the profile (a
