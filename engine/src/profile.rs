@@ -591,17 +591,17 @@ fn topic_text(text: &str) -> (String, Vec<String>) {
 }
 
 /// Applicant types of a profile whose `eligible_entities` name none: from the legal form
-/// or kind in its name ("… gGmbH", "Landkreis …"), else from its first sentence.
+/// or kind in its name ("… gGmbH", "Landkreis …"), else from its first sentence, else from
+/// the first of its keywords that names one ("freelancer", "KMU").
 fn applicant_types_in_texts(p: &OrganizationProfile, description: &str) -> Vec<ApplicantType> {
+    let first_sentence = crate::facts::applicants::sentences(description).next();
     p.name
         .as_deref()
+        .into_iter()
+        .chain(first_sentence)
+        .chain(p.keywords.iter().map(String::as_str))
         .map(applicant_words)
-        .filter(|t| !t.is_empty())
-        .or_else(|| {
-            crate::facts::applicants::sentences(description)
-                .next()
-                .map(applicant_words)
-        })
+        .find(|t| !t.is_empty())
         .unwrap_or_default()
 }
 

@@ -2008,6 +2008,31 @@ fn a_profile_s_exclusions_are_no_topic() {
     assert_eq!(profile.excluded_grant_types, [GrantType::Loan]);
 }
 
+/// Who applies is read from the name, else the first sentence, else the keywords: an
+/// English GP practice is a business (a freelancer), as the German "Hausarztpraxis" is.
+#[test]
+fn an_english_gp_practice_is_a_business() {
+    use grantmatch_engine::facts::ApplicantType;
+    let cat = &tiny().catalogue;
+    let resolve = |org: serde_json::Value| {
+        MatchInput::from_value(json!({"organization_id": "org", "organization_profile": org}))
+            .unwrap()
+            .resolve(cat)
+            .unwrap()
+    };
+    let gp = resolve(json!({
+        "name": "Dr. med. Aylin Demir – GP practice (takeover)",
+        "description": "I am a specialist in general medicine and will take over a single-handed practice.",
+    }));
+    assert_eq!(gp.applicant_types, [ApplicantType::Company]);
+    let by_keyword = resolve(json!({
+        "name": "Aylin Demir",
+        "description": "I will open a studio for interior design in Kassel.",
+        "keywords": ["interior design", "freelancer"],
+    }));
+    assert_eq!(by_keyword.applicant_types, [ApplicantType::Company]);
+}
+
 /// A landscape the texts name is where the organisation is, not what it does: "Wald" in
 /// "Thüringer Wald" makes no glassworks a forestry business, and "Black Forest" gives an
 /// English profile no German "Wald"; a forest estate that speaks of its forest and a
