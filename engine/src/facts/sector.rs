@@ -104,7 +104,7 @@ fn rules() -> &'static [Rule] {
             (
                 Transport,
                 r"elektromobil|\bverkehr|verkehrs|radverkehr|nahverkehr|güterkraft|fahrzeug|\bbusse?\b|\bbahn|schienen|logistik|ladeinfrastruktur|\blkw|nutzfahrzeug",
-                r"\bmobilität|elektromobil|e-mobil|\bmobility|verkehr|transport|fahrzeug|vehicle|\bbus(se|ses|unternehmen|flotte|fahrer|verkehr|linien?|depot|betrieb)?\b|omnibus|linienbus|reisebus|schulbus|elektrobus|bahn|rail|\brad\b|\bradweg|\bradverkehr|\bradfahr|\bräder|fahrrad|bike|\bcycl|bicycl|logist|\bautos?\b|autohaus|automobil|automotive|\bcars?\b|fleet|flotte|lkw|truck|ladesäul|ladestation|ladepunkt|ladeinfra|charging|pendl|commut|taxi|öpnv|spedition|freight|shuttle",
+                r"\bmobilität|elektromobil|e-mobil|\bmobility|verkehr|transport|fahrzeug|vehicle|\bbus(se|sen|ses)?\b|\bbus(unternehm|flotte|fahr|verkehr|lini|depot|betrieb|bahnhof|haltestell)|omnibus|linienbus|reisebus|schulbus|elektrobus|bahn|rail|\brad\b|\bradweg|\bradverkehr|\bradfahr|\bräder|fahrrad|bike|\bcycl|bicycl|logist|\bautos?\b|autohaus|automobil|automotive|\bcars?\b|fleet|flotte|lkw|truck|ladesäul|ladestation|ladepunkt|ladeinfra|charging|pendl|commut|taxi|öpnv|spedition|freight|shuttle",
             ),
             (
                 Tourism,
@@ -440,6 +440,7 @@ mod tests {
         }
         for (text, sector) in [
             ("Unser Busunternehmen fährt 30 Busse.", Transport),
+            ("Wir suchen Busfahrerinnen für unsere Buslinien.", Transport),
             ("Wir bauen Ladestationen und einen Radweg.", Transport),
             ("Förderverein für den Katastrophenschutz", Security),
             ("ein ambulanter Pflegedienst mit 40 Pflegekräften", Health),
