@@ -271,7 +271,8 @@ pub fn read_title(title: &str) -> Option<TextApplicants> {
 pub fn read(text: &str) -> Option<TextApplicants> {
     let mut possessive_hit = None;
     let mut addressed: Option<TextApplicants> = None;
-    for sentence in sentences(text) {
+    let all: Vec<&str> = sentences(text).collect();
+    for (at, &sentence) in all.iter().enumerate() {
         // A list item ("* Als Unternehmen erhalten Sie …") is a sentence of its own.
         let sentence =
             sentence.trim_start_matches(|c: char| "*-•·".contains(c) || c.is_whitespace());
@@ -340,22 +341,23 @@ pub fn read(text: &str) -> Option<TextApplicants> {
                 }
             }
         }
-        if let Some(m) = entitled().find(sentence) {
-            let rest = &sentence[m.end()..];
-            let types = applicant_words(rest);
-            if !types.is_empty() {
-                let mut a = TextApplicants {
-                    types,
-                    sentence: sentence.to_string(),
-                };
-                if let Some(addressed) = addressed {
-                    a.types.extend(addressed.types);
-                    a.sentence = format!("{} {}", addressed.sentence, a.sentence);
-                    a.types.sort();
-                    a.types.dedup();
+        if let Some(mut a) = entitled_block(&all, at) {
+            // A text may name more applicants in a later block ("Im Bereich … sind
+            // zudem auch antragsberechtigt: * Unternehmen …").
+            for later in at + 1..all.len() {
+                if let Some(b) = entitled_block(&all, later) {
+                    a.types.extend(b.types);
+                    a.sentence.push(' ');
+                    a.sentence.push_str(&b.sentence);
                 }
-                return Some(a);
             }
+            if let Some(addressed) = addressed {
+                a.types.extend(addressed.types);
+                a.sentence = format!("{} {}", addressed.sentence, a.sentence);
+            }
+            a.types.sort();
+            a.types.dedup();
+            return Some(a);
         }
     }
     if let Some(mut a) = addressed {
@@ -364,6 +366,34 @@ pub fn read(text: &str) -> Option<TextApplicants> {
         return Some(a);
     }
     possessive_hit
+}
+
+/// The applicants of an explicit applicant sentence at `all[at]`, with the list that
+/// follows it when the sentence ends without a full stop ("Antragsberechtigt sind" and
+/// then "* Hochschulen," "* außeruniversitäre Forschungseinrichtungen." as items of
+/// their own): the items up to the first sentence that is no list item.
+fn entitled_block(all: &[&str], at: usize) -> Option<TextApplicants> {
+    let sentence = all[at];
+    let m = entitled().find(sentence)?;
+    let mut words = sentence[m.end()..].to_string();
+    let mut evidence = sentence.to_string();
+    if !sentence.ends_with('.') {
+        for item in all[at + 1..]
+            .iter()
+            .take_while(|s| s.starts_with(|c: char| "*-•·".contains(c)))
+        {
+            let item = item.trim_start_matches(|c: char| "*-•·".contains(c) || c.is_whitespace());
+            words.push_str(" \n ");
+            words.push_str(item);
+            evidence.push(' ');
+            evidence.push_str(item);
+        }
+    }
+    let types = applicant_words(&words);
+    (!types.is_empty()).then_some(TextApplicants {
+        types,
+        sentence: evidence,
+    })
 }
 
 /// Verbs of supporting others: "Wenn Sie kleine oder mittlere Unternehmen … beraten und
@@ -651,6 +681,29 @@ mod tests {
             r.sentence,
             "Antragsberechtigt sind Gemeinden und Landkreise."
         );
+    }
+
+    /// An applicant sentence that goes on as a list (shortened from "Grundlagenfragen
+    /// der Quantentechnologien und der Photonik" and "Forschungskooperation
+    /// Waldbewirtschaftung"): the items are the applicants, up to the first sentence that
+    /// is no item, and a later block adds its own.
+    #[test]
+    fn an_applicant_list_names_its_items() {
+        let t = "Antragsberechtigt sind \n\n  * Hochschulen und \n  * außeruniversitäre Forschungseinrichtungen. \n\nFür die Förderung gelten folgende Bedingungen: \n\n  * Antragstellende benötigen eine Einrichtung in Deutschland, etwa ein Unternehmen.";
+        let r = read(t).unwrap();
+        assert_eq!(r.types, vec![University, ResearchInstitution]);
+        assert!(r
+            .sentence
+            .contains("außeruniversitäre Forschungseinrichtungen"));
+        assert!(!r.sentence.contains("Bedingungen"), "{}", r.sentence);
+        let t = "Antragsberechtigt sind \n\n  * Hochschulen und \n  * Forschungsinstitute. \n\nIm Bereich „Wissen im Forstbereich“ sind zudem auch antragsberechtigt: \n\n  * Unternehmen der gewerblichen Wirtschaft.";
+        assert_eq!(
+            read(t).unwrap().types,
+            vec![Company, University, ResearchInstitution]
+        );
+        // A sentence that ends with its full stop takes no list after it.
+        let t = "Antragsberechtigt sind Gemeinden. \n\n  * Vereine können Partner sein.";
+        assert_eq!(read(t).unwrap().types, vec![Municipality]);
     }
 
     /// Funding rates per applicant type, as list items of a full text (shortened from

@@ -186,7 +186,7 @@ fn rules() -> &'static [Rule] {
                 &[Founder, Company],
             ),
             (
-                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer(in|innen|n)?\b|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bcooperatives?\b|sole (proprietor|trader)|\bltd\b|\bllc\b|\binc\b|manufactur|manufaktur|\bproducers?\b|\bretailers?\b|\bwholesalers?\b|\bbrewer(y|ies)\b|\bbaker(y|ies)\b|\bconsultanc(y|ies)\b|\b(gp|medical|private|dental|veterinary|physiotherapy|law) practices?\b|general practitioner|\bphysicians?\b|\bdentists?\b|\bpharmac(y|ies)\b|\bkgaa\b|baugesellschaft|kreditinstitut|tierarzt|arztpraxis|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
+                r"unternehm|\bkmu\b|\bsmes?\b|betrieb|mittelstand|mittelständ|gewerb|handwerk|\bfirm|freiberuf|freie[nr]? beruf|selbst(st)?ändig|landwirt|bäuer|bauer\b|bauern\b|winzer|gärtnere|fischer(in|innen|n)?\b|forstwirt|kaufleute|kaufmann|händler|hotel|gastronom|reeder|werft|stadtwerk|investor|arbeitgeber|apothek|ärzt|\barzt|heilberuf|produzent|verlag|filmherstell|produktionsfirm|genossenschaft|\bcompan|\bbusiness|\benterprise|freelanc|self-employed|\bfarm|\bemployer|\bcooperatives?\b|sole (proprietor|trader)|\bltd\b|\bllc\b|\binc\b|manufactur|manufaktur|\bproducers?\b|\bretailers?\b|\bwholesalers?\b|\bbrewer(y|ies)\b|\bbaker(y|ies)\b|\bconsultanc(y|ies)\b|\b(gp|medical|private|dental|veterinary|physiotherapy|law) practices?\b|general practitioner|\bphysicians?\b|\bdentists?\b|\bpharmac(y|ies)\b|\bkgaa\b|baugesellschaft|kreditinstitut|tierarzt|arztpraxis|personengesellschaft|\bgmbh\b|\bug\b|\bag\b|\bkg\b|\bohg\b|\bgbr\b|\bpartg\b|\beg\b",
                 &[Company],
             ),
             (
@@ -203,7 +203,7 @@ fn rules() -> &'static [Rule] {
                 &[University],
             ),
             (
-                r"au(ß|ss)eruniversitär|forschungseinricht|forschungsinstitut|forschungsorganisation|forschungszentr|wissenschaftseinricht|wissenschaftlich(e|en) einricht|\binstitute?\b|\binstituten?\b|forschende|wissenschaftler|forscher|research (institut|organi[sz]ation|centre|center)|researchers?\b",
+                r"au(ß|ss)eruniversitär|forschungseinricht|forschungsinstitut|forschungsorganisation|forschungszentr|einrichtung(en)? für forschung|wissenschaftseinricht|wissenschaftlich(e|en) einricht|\binstitute?\b|\binstituten?\b|forschende|wissenschaftler|forscher|research (institut|organi[sz]ation|centre|center)|researchers?\b",
                 &[ResearchInstitution],
             ),
             (
@@ -219,9 +219,11 @@ fn rules() -> &'static [Rule] {
                 &[PrivatePerson],
             ),
             // Any legal entity ("natürliche und juristische Personen", "juristische
-            // Personen des privaten und öffentlichen Rechts") is every organisation …
+            // Personen des privaten und öffentlichen Rechts", "rechtsfähige und
+            // unbeschränkt geschäftsfähige Personen", "Institutionen unabhängig von ihrer
+            // Rechtsform") is every organisation …
             (
-                r"juristische[n]? person(en)?(\s+(des privaten|des bürgerlichen|[^d\s]|d[^e])|[^\s\w]|$)",
+                r"juristische[n]? person(en)?(\s+(des privaten|des bürgerlichen|[^d\s]|d[^e])|[^\s\w]|$)|rechtsfähige[^,.;]{0,40}\bpersonen\b|unabhängig von (ihrer|der) rechtsform",
                 &[
                     Company,
                     Association,
@@ -400,6 +402,32 @@ mod tests {
                 ResearchInstitution,
                 PublicInstitution
             ]
+        );
+        // Any legal person, however the text words it, and research bodies by their
+        // purpose ("Innovationsfonds", "Kulturstiftung des Bundes", ZIM).
+        let any = vec![
+            Company,
+            Association,
+            Municipality,
+            University,
+            ResearchInstitution,
+            EducationInstitution,
+            PublicInstitution,
+        ];
+        assert_eq!(
+            applicant_words("rechtsfähige und unbeschränkt geschäftsfähige Personen"),
+            any
+        );
+        assert_eq!(
+            applicant_words(
+                "deutsche und ausländische Institutionen unabhängig von ihrer Rechtsform"
+            ),
+            any
+        );
+        assert_eq!(applicant_words("Personengesellschaften"), vec![Company]);
+        assert_eq!(
+            applicant_words("Einrichtungen für Forschung und Wissensverbreitung"),
+            vec![ResearchInstitution]
         );
         assert_eq!(applicant_words("Verein oder Verband"), vec![Association]);
         assert_eq!(applicant_words("Stadt- und Landkreis"), vec![Municipality]);
