@@ -348,3 +348,33 @@ def test_a_programme_for_larger_companies_fails_a_small_company(engine):
     assert slug in large
     assert large[slug]["checks"]["applicant"] != "fail"
     assert said not in large[slug]["match_reason"].lower()
+
+
+def test_an_applicant_list_is_read_item_by_item(engine):
+    """A full text that names its applicants as a list ("Antragsberechtigt sind" and then
+    "* Hochschulen und" "* außeruniversitäre Forschungseinrichtungen.") is read from the
+    text, item by item: a university institute passes the applicant check, a company fails
+    it and is told who may apply."""
+    slug = "grundlagenfragen-quantentechnologien-photonik"
+    fact = engine.grant(slug)["facts"]["applicant_types"]
+    assert fact["source"] == "text"
+    assert fact["value"] == ["university", "research_institution"]
+    assert fact["evidence"] == (
+        "Antragsberechtigt sind Hochschulen und außeruniversitäre Forschungseinrichtungen."
+    )
+    topic = "an Grundlagenfragen der Quantentechnologien und Photonik in Jena."
+    institute = {
+        "name": "Institut für Angewandte Physik, Friedrich-Schiller-Universität Jena",
+        "description": "Wir sind ein Universitätsinstitut und forschen " + topic,
+        "regions": ["Thüringen"],
+    }
+    company = {
+        "name": "Photonik Labor GmbH",
+        "description": "Wir sind ein Unternehmen und entwickeln Bauteile und forschen " + topic,
+        "regions": ["Thüringen"],
+    }
+    for_institute = {r["slug"]: r for r in engine.match(institute, limit=None, explain=True)}
+    assert for_institute[slug]["checks"]["applicant"] == "pass"
+    for_company = {r["slug"]: r for r in engine.match(company, limit=None, explain=True)}
+    assert for_company[slug]["checks"]["applicant"] == "fail"
+    assert "nicht unternehmen" in for_company[slug]["match_reason"].lower()
