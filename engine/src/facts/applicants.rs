@@ -345,6 +345,9 @@ pub fn read(text: &str) -> Option<TextApplicants> {
             // A text may name more applicants in a later block ("Im Bereich … sind
             // zudem auch antragsberechtigt: * Unternehmen …").
             for later in at + 1..all.len() {
+                if !all[later].to_lowercase().contains("antragsberechtigt") {
+                    continue;
+                }
                 if let Some(b) = entitled_block(&all, later) {
                     a.types.extend(b.types);
                     a.sentence.push(' ');
@@ -371,13 +374,19 @@ pub fn read(text: &str) -> Option<TextApplicants> {
 /// The applicants of an explicit applicant sentence at `all[at]`, with the list that
 /// follows it when the sentence ends without a full stop ("Antragsberechtigt sind" and
 /// then "* Hochschulen," "* außeruniversitäre Forschungseinrichtungen." as items of
-/// their own): the items up to the first sentence that is no list item.
+/// their own): the items up to the first sentence that is no list item. A sentence that
+/// ends as an item does (",", ";") heads no list, and a negated one ("Nicht gefördert
+/// werden können …", "keine …") names no applicants.
 fn entitled_block(all: &[&str], at: usize) -> Option<TextApplicants> {
     let sentence = all[at];
     let m = entitled().find(sentence)?;
+    let before = sentence[..m.start()].to_lowercase();
+    if before.contains("nicht") || before.contains("kein") {
+        return None;
+    }
     let mut words = sentence[m.end()..].to_string();
     let mut evidence = sentence.to_string();
-    if !sentence.ends_with('.') {
+    if !sentence.ends_with(['.', ',', ';']) {
         for item in all[at + 1..]
             .iter()
             .take_while(|s| s.starts_with(|c: char| "*-•·".contains(c)))
@@ -701,8 +710,13 @@ mod tests {
             read(t).unwrap().types,
             vec![Company, University, ResearchInstitution]
         );
-        // A sentence that ends with its full stop takes no list after it.
+        // A sentence that ends with its full stop takes no list after it, a list item
+        // that ends with a comma heads none, and a negated one names no applicants.
         let t = "Antragsberechtigt sind Gemeinden. \n\n  * Vereine können Partner sein.";
+        assert_eq!(read(t).unwrap().types, vec![Municipality]);
+        let t = "Sie erhalten keine Förderung für \n\n  * Projekte, die durch die Filmförderung gefördert werden können, \n  * überwiegend eigene unternehmerische Betätigungen.";
+        assert_eq!(read(t), None);
+        let t = "Nicht gefördert werden können Unternehmen in Schwierigkeiten. Antragsberechtigt sind Gemeinden.";
         assert_eq!(read(t).unwrap().types, vec![Municipality]);
     }
 
