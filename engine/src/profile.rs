@@ -178,6 +178,10 @@ pub struct ResolvedProfile {
     /// The sectors its texts speak of ([`crate::facts::sector::in_profile`]); housing also
     /// for a private person. A programme restricted to other sectors is a misfit.
     pub sectors: Vec<Sector>,
+    /// The farm animals its texts say the organisation keeps
+    /// ([`crate::facts::livestock::in_profile`]); a programme for other animals only is a
+    /// misfit.
+    pub livestock: Vec<crate::facts::livestock::Livestock>,
     /// The profile speaks of a university or research institution, a spin-off or academic
     /// founders ("Ausgründung", "Doktoranden", "TU Dortmund", "spin-off"): a founding team
     /// that programmes for founders through their institution may serve.
@@ -395,6 +399,7 @@ impl MatchInput {
         // The topic is read without the landscapes the texts name ("Thüringer Wald" is
         // where, not forestry); the coal regions are places by definition.
         let topical = crate::text::places::without_landscapes(&query);
+        let livestock = crate::facts::livestock::in_profile(&topical);
         let mut sectors = crate::facts::sector::in_profile(&topical);
         if crate::facts::sector::in_profile(&query).contains(&Sector::CoalRegions)
             && !sectors.contains(&Sector::CoalRegions)
@@ -469,6 +474,7 @@ impl MatchInput {
             accepted_grant_types,
             research_oriented,
             sectors,
+            livestock,
             academic,
             founding,
             text_language,

@@ -183,6 +183,11 @@ pub struct GrantFactsView {
     /// Sectors the title restricts the programme to (empty when it names none); a
     /// profile that speaks of none of them gets it as a kind misfit.
     pub sectors: Vec<crate::facts::sector::Sector>,
+    /// Farm animals the teaser's condition restricts the programme to ("… in der
+    /// Schweinehaltung …"), with that sentence as evidence; matching counts it as a misfit
+    /// for a farm whose profile names other animals only; `null` when it names none.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub livestock: Option<Fact<Vec<crate::facts::livestock::Livestock>>>,
     pub labels: LabelsFact,
 }
 
@@ -316,6 +321,7 @@ impl GrantFactsView {
             beneficiaries: f.supported.clone(),
             founding: f.founding.clone(),
             sectors: f.sectors.clone(),
+            livestock: f.livestock.clone(),
             labels: LabelsFact {
                 source: f.labels,
                 evidence: f.label_evidence.clone(),

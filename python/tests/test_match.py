@@ -378,3 +378,37 @@ def test_an_applicant_list_is_read_item_by_item(engine):
     for_company = {r["slug"]: r for r in engine.match(company, limit=None, explain=True)}
     assert for_company[slug]["checks"]["applicant"] == "fail"
     assert "nicht unternehmen" in for_company[slug]["match_reason"].lower()
+
+
+def test_a_programme_for_pig_farming_fails_a_dairy_farm(engine):
+    """The teaser of "Förderung des Umbaus der Tierhaltung" is for farms "in der
+    Schweinehaltung": a dairy farm fails the applicant check and is told why, a pig farm
+    does not fail it, and a farm that names no animals is not told it does not fit."""
+    slug = "umbau-tierhaltung-investive-vorhaben"
+    fact = engine.grant(slug)["facts"]["livestock"]
+    assert fact["value"] == ["pigs"]
+    assert "Schweinehaltung" in fact["evidence"]
+    assert engine.grant("thueringer-tierwohlfoerderrichtlinie")["facts"]["livestock"][
+        "value"
+    ] == ["pigs", "cattle"]
+
+    def farm(animals):
+        return {
+            "name": "Hof Brandt GbR",
+            "description": "Wir sind ein landwirtschaftlicher Betrieb in Niedersachsen"
+            + animals
+            + " und wollen unseren Stall tierwohlgerecht umbauen.",
+            "regions": ["Niedersachsen"],
+        }
+
+    def result(profile):
+        found = {r["slug"]: r for r in engine.match(profile, limit=None, explain=True)}
+        return found[slug]
+
+    dairy = result(farm(" mit 120 Milchkühen"))
+    assert dairy["checks"]["applicant"] == "fail"
+    assert dairy["match_category"] == "not_suitable"
+    assert "nur für die Schweinehaltung" in dairy["match_reason"]
+    assert "Rinderhaltung" in dairy["match_reason"]
+    assert result(farm(" mit 800 Mastschweinen"))["checks"]["applicant"] != "fail"
+    assert result(farm(""))["checks"]["applicant"] != "fail"

@@ -17,6 +17,7 @@ pub mod areas;
 pub mod eval;
 pub mod kind;
 pub mod lexicon;
+pub mod livestock;
 pub mod neighbours;
 pub mod phase;
 pub mod sector;
@@ -75,6 +76,10 @@ pub struct GrantFacts {
     /// "Wohngebäude", "Exportinitiative Gesundheitswirtschaft"): it suits an organisation
     /// only when the organisation speaks of one of them.
     pub sectors: Vec<sector::Sector>,
+    /// The farm animals the teaser's condition restricts the programme to
+    /// ([`livestock::of_programme`]: "… als landwirtschaftlicher Betrieb in der
+    /// Schweinehaltung …"): a misfit for a farm that names other animals only.
+    pub livestock: Option<Fact<Vec<livestock::Livestock>>>,
     /// Companies and founders the programme supports through its applicants, as its text
     /// says ([`applicants::supported`]: "Wenn Sie kleine und mittlere Unternehmen …
     /// unterstützen, können Sie …"), without the types its stated applicants include.
@@ -103,6 +108,14 @@ impl GrantFacts {
     /// exclude it, `None` when unknown.
     pub fn admits(&self, t: ApplicantType) -> Option<bool> {
         self.applicants.as_ref().map(|f| f.value.contains(&t))
+    }
+
+    /// True when the programme is for farm animals ([`Self::livestock`]) none of which the
+    /// profile's animals are (a profile that names none is no stranger).
+    pub fn livestock_misfit(&self, profile: &[livestock::Livestock]) -> bool {
+        self.livestock
+            .as_ref()
+            .is_some_and(|f| livestock::misfit(&f.value, profile))
     }
 
     /// True when the programme is for founding or taking over a business
@@ -255,6 +268,7 @@ fn facts_of(
         large_only: kind::large_only(grant).map(read),
         non_profit_only,
         sectors: sector::of_title(&grant.title),
+        livestock: livestock::of_programme(grant).map(read),
         // A financing programme for business abroad (export credits) is still open to
         // any topic; one restricted to a sector is not.
         topic_open: areas::topic_open(grant)

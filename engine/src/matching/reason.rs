@@ -82,6 +82,36 @@ fn sector_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Opt
     })
 }
 
+/// The farm animals the programme is for, when the profile names other animals only.
+fn livestock_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
+    let facts = cat.facts(m.grant);
+    if !facts.livestock_misfit(&p.livestock) {
+        return None;
+    }
+    let label =
+        |k: &crate::facts::livestock::Livestock| if de { k.label_de() } else { k.label_en() };
+    let theirs: Vec<&str> = facts
+        .livestock
+        .iter()
+        .flat_map(|f| &f.value)
+        .map(label)
+        .collect();
+    let yours: Vec<&str> = p.livestock.iter().map(label).collect();
+    Some(if de {
+        format!(
+            "laut Programmtext nur für die {}, Ihre Angaben nennen die {}",
+            theirs.join(" und "),
+            yours.join(" und ")
+        )
+    } else {
+        format!(
+            "according to its text it is for {} only, and your profile names {}",
+            theirs.join(" and "),
+            yours.join(" and ")
+        )
+    })
+}
+
 /// A programme for those who support organisations of the profile's type.
 fn supported_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
     let facts = cat.facts(m.grant);
@@ -318,6 +348,11 @@ fn applicant_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> 
         } else {
             format!("according to its title only for companies larger than SMEs, you have {n} employees")
         });
+    }
+    if m.checks.applicant == Check::Fail {
+        if let Some(s) = livestock_fact(cat, p, m, de) {
+            return Some(s);
+        }
     }
     if m.checks.applicant == Check::Unknown
         && super::score::founding_team_via_institution(cat, p, m.grant)

@@ -19,8 +19,13 @@ use super::{
 
 /// Applicant fit of grant `g` for the profile: the check and the component value
 /// (1.0 stated fit, 0.7 guessed fit, 0.5 unknown, 0.3 guessed misfit, 0.0 stated misfit).
+/// A farm that keeps other animals than the programme is for cannot apply either
+/// ([`crate::facts::GrantFacts::livestock_misfit`]).
 pub fn applicant_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> (Check, f32) {
-    if too_large_for(cat, p, g) || too_small_for(cat, p, g) {
+    if too_large_for(cat, p, g)
+        || too_small_for(cat, p, g)
+        || cat.facts(g).livestock_misfit(&p.livestock)
+    {
         return (Check::Fail, 0.0);
     }
     if p.applicant_types.is_empty() {
