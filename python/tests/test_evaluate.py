@@ -42,10 +42,12 @@ def test_load_eval_set(eval_set):
         ("fresh6", [f"k{i:02}" for i in range(1, 7)], 135),
         ("fresh7", [f"m{i:02}" for i in range(1, 7)], 148),
         ("fresh8", [f"n{i:02}" for i in range(1, 7)], 154),
+        ("fresh9", [f"o{i:02}" for i in range(1, 7)], 173),
+        ("fresh10", [f"q{i:02}" for i in range(1, 7)], 167),
     ],
 )
 def test_the_fresh_held_out_sets_join_the_catalogue(engine, folder, ids, pairs):
-    """fixtures/eval/fresh … fresh8: profiles judged by a reader who never ran the
+    """fixtures/eval/fresh … fresh10: profiles judged by a reader who never ran the
     system, all marked held out; every judged slug is a grant."""
     profiles, qrels = grantmatch.load_eval_set(EVAL_DIR / folder)
     assert [p["id"] for p in profiles] == ids
