@@ -182,6 +182,9 @@ pub struct ResolvedProfile {
     /// ([`crate::facts::livestock::in_profile`]); a programme for other animals only is a
     /// misfit.
     pub livestock: Vec<crate::facts::livestock::Livestock>,
+    /// Its texts say the organisation farms ([`crate::facts::farm::in_profile`]); a
+    /// programme for farms only is a kind misfit otherwise.
+    pub farms: bool,
     /// The profile speaks of a university or research institution, a spin-off or academic
     /// founders ("Ausgründung", "Doktoranden", "TU Dortmund", "spin-off"): a founding team
     /// that programmes for founders through their institution may serve.
@@ -400,6 +403,7 @@ impl MatchInput {
         // where, not forestry); the coal regions are places by definition.
         let topical = crate::text::places::without_landscapes(&query);
         let livestock = crate::facts::livestock::in_profile(&topical);
+        let farms = crate::facts::farm::in_profile(&topical);
         let mut sectors = crate::facts::sector::in_profile(&topical);
         if crate::facts::sector::in_profile(&query).contains(&Sector::CoalRegions)
             && !sectors.contains(&Sector::CoalRegions)
@@ -475,6 +479,7 @@ impl MatchInput {
             research_oriented,
             sectors,
             livestock,
+            farms,
             academic,
             founding,
             text_language,

@@ -188,6 +188,12 @@ pub struct GrantFactsView {
     /// for a farm whose profile names other animals only; `null` when it names none.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub livestock: Option<Fact<Vec<crate::facts::livestock::Livestock>>>,
+    /// `true` when the teaser's condition addresses farms ("Wenn Sie als
+    /// landwirtschaftlicher Betrieb …"), with that sentence as evidence; matching counts it
+    /// as a kind misfit for a profile whose texts do not say the organisation farms;
+    /// `null` when it does not.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub farms_only: Option<Fact<bool>>,
     pub labels: LabelsFact,
 }
 
@@ -322,6 +328,7 @@ impl GrantFactsView {
             founding: f.founding.clone(),
             sectors: f.sectors.clone(),
             livestock: f.livestock.clone(),
+            farms_only: f.farms_only.clone(),
             labels: LabelsFact {
                 source: f.labels,
                 evidence: f.label_evidence.clone(),

@@ -412,3 +412,33 @@ def test_a_programme_for_pig_farming_fails_a_dairy_farm(engine):
     assert "Rinderhaltung" in dairy["match_reason"]
     assert result(farm(" mit 800 Mastschweinen"))["checks"]["applicant"] != "fail"
     assert result(farm(""))["checks"]["applicant"] != "fail"
+
+
+def test_a_programme_for_farms_is_a_misfit_for_a_butcher(engine):
+    """"Wenn Sie als landwirtschaftliches Unternehmen Investitionen … planen" addresses
+    farms: a butcher's shop that buys its meat from farmers is told so and ranks it lower
+    than a farm with the same plans does; the farm is not told it is no farm."""
+    slug = "agrarinvestitionsfoerderung"
+    fact = engine.grant(slug)["facts"]["farms_only"]
+    assert fact["value"] is True
+    assert fact["evidence"].startswith("Wenn Sie als landwirtschaftliches Unternehmen")
+    assert engine.grant("kinofoerderung")["facts"]["farms_only"] is None
+    plans = " Wir wollen in neue Kühltechnik und eine Photovoltaikanlage investieren."
+
+    def result(name, description):
+        profile = {"name": name, "description": description + plans, "regions": ["Saarland"]}
+        found = {r["slug"]: r for r in engine.match(profile, limit=None, explain=True)}
+        return found[slug]
+
+    butcher = result(
+        "Landmetzgerei Keller GmbH",
+        "Wir sind eine Landmetzgerei mit eigener Schlachtung; das Fleisch kommt von Landwirten aus der Region.",
+    )
+    farm = result(
+        "Hof Keller GbR",
+        "Wir sind ein landwirtschaftlicher Betrieb mit 90 Hektar Ackerland und eigener Direktvermarktung.",
+    )
+    assert "laut Programmtext für landwirtschaftliche Betriebe" in butcher["match_reason"]
+    assert "landwirtschaftliche Betriebe" not in farm["match_reason"]
+    assert butcher["relevance_score"] < farm["relevance_score"]
+    assert butcher["match_category"] != "very_suitable"

@@ -15,6 +15,7 @@
 pub mod applicants;
 pub mod areas;
 pub mod eval;
+pub mod farm;
 pub mod kind;
 pub mod lexicon;
 pub mod livestock;
@@ -80,6 +81,10 @@ pub struct GrantFacts {
     /// ([`livestock::of_programme`]: "… als landwirtschaftlicher Betrieb in der
     /// Schweinehaltung …"): a misfit for a farm that names other animals only.
     pub livestock: Option<Fact<Vec<livestock::Livestock>>>,
+    /// True when the teaser's condition addresses farms ([`farm::only_farms`]: "Wenn Sie
+    /// als landwirtschaftlicher Betrieb …"): a misfit for an organisation that does not
+    /// farm.
+    pub farms_only: Option<Fact<bool>>,
     /// Companies and founders the programme supports through its applicants, as its text
     /// says ([`applicants::supported`]: "Wenn Sie kleine und mittlere Unternehmen …
     /// unterstützen, können Sie …"), without the types its stated applicants include.
@@ -116,6 +121,12 @@ impl GrantFacts {
         self.livestock
             .as_ref()
             .is_some_and(|f| livestock::misfit(&f.value, profile))
+    }
+
+    /// True when the programme is for farms ([`Self::farms_only`]) and the profile's
+    /// texts do not say the organisation farms.
+    pub fn farm_misfit(&self, profile_farms: bool) -> bool {
+        !profile_farms && self.farms_only.as_ref().is_some_and(|f| f.value)
     }
 
     /// True when the programme is for founding or taking over a business
@@ -269,6 +280,7 @@ fn facts_of(
         non_profit_only,
         sectors: sector::of_title(&grant.title),
         livestock: livestock::of_programme(grant).map(read),
+        farms_only: farm::only_farms(grant).map(read),
         // A financing programme for business abroad (export credits) is still open to
         // any topic; one restricted to a sector is not.
         topic_open: areas::topic_open(grant)

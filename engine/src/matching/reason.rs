@@ -38,6 +38,7 @@ pub(crate) fn explain(
     facts.extend(sector_fact(cat, p, m, de));
     facts.extend(supported_fact(cat, p, m, de));
     facts.extend(founding_fact(cat, p, m, de));
+    facts.extend(farm_fact(cat, p, m, de));
     facts.extend(excluded_research_fact(cat, p, m, de));
     facts.extend(funding_type_fact(
         p,
@@ -109,6 +110,19 @@ fn livestock_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> 
             theirs.join(" and "),
             yours.join(" and ")
         )
+    })
+}
+
+/// A programme for farms, when the profile does not say the organisation farms.
+fn farm_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
+    cat.facts(m.grant).farm_misfit(p.farms).then(|| {
+        if de {
+            "laut Programmtext für landwirtschaftliche Betriebe, Ihre Angaben nennen keinen"
+                .to_string()
+        } else {
+            "according to its text it is for farms, and your profile does not describe one"
+                .to_string()
+        }
     })
 }
 

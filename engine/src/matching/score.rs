@@ -112,13 +112,15 @@ pub const SECTOR_KIND_FIT: f32 = 0.8;
 /// misfits the others; a programme for those who support companies
 /// ([`crate::facts::GrantFacts::only_supports`]) misfits a company, and one for
 /// founding or taking over a business ([`crate::facts::GrantFacts::founding`]) an
-/// organisation that does neither; other kinds are neutral.
+/// organisation that does neither, and one for farms ([`crate::facts::GrantFacts::farm_misfit`])
+/// an organisation that does not farm; other kinds are neutral.
 fn kind_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> f32 {
     use crate::facts::ApplicantType::{ResearchInstitution, University};
     let facts = cat.facts(g);
     if crate::facts::sector::misfit(&facts.sectors, &p.sectors)
         || facts.only_supports(&p.applicant_types)
         || facts.founding_misfit(p.founding)
+        || facts.farm_misfit(p.farms)
     {
         return 0.15;
     }
