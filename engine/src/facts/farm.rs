@@ -22,7 +22,7 @@ pub fn only_farms(grant: &Grant) -> Option<Read<bool>> {
     let condition = CONDITION.get_or_init(|| {
         re(concat!(
             r"\bals (land- (und|oder) forstwirtschaftliche[rs]?|landwirtschaftliche[rs]?|forstwirtschaftliche[rs]?) (betrieb|unternehmen)",
-            r"|\bals landwirt",
+            r"|\bals landwirt|\bals bergbäuerin|\bals bergbauer|\bals unternehmen der (land|forst)wirtschaft\b",
             r"|\bihre[mn]? landwirtschaftlichen betrieb",
         ))
     });
@@ -67,6 +67,7 @@ mod tests {
             "Wenn Sie als Landwirtin und Landwirt in Einkommensquellen außerhalb der Landwirtschaft investieren, können Sie einen Zuschuss erhalten.",
             "Wenn Sie Investitionen in Ihren landwirtschaftlichen Betrieb planen, können Sie einen Zuschuss erhalten.",
             "Wenn Sie als land- oder forstwirtschaftlicher Betrieb durch Naturkatastrophen geschädigt sind, können Sie eine Beihilfe erhalten.",
+            "Wenn Sie als Unternehmen der Landwirtschaft Liquiditätshilfe benötigen, können Sie ein Darlehen erhalten.",
         ] {
             let read = only_farms(&grant("Agrarinvestitionen", short, "subsidy"));
             assert_eq!(read.map(|r| r.sentence.is_some()), Some(true), "{short}");
@@ -74,7 +75,7 @@ mod tests {
         // A programme about agriculture for others, or naming farms after its first
         // sentence, is not restricted to them.
         for short in [
-            "Wenn Sie als Unternehmen der Ernährungswirtschaft Lebensmittel verarbeiten, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie als Unternehmen der Agrar- und Ernährungswirtschaft Lebensmittel verarbeiten, können Sie einen Zuschuss erhalten.",
             "Wenn Sie als Kommune den ländlichen Raum stärken, können Sie einen Zuschuss erhalten. Auch landwirtschaftliche Betriebe sind antragsberechtigt.",
             "Wenn Sie Landwirtinnen und Landwirte beraten, können Sie einen Zuschuss erhalten.",
         ] {
