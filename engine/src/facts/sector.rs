@@ -36,6 +36,9 @@ pub enum Sector {
     Sport,
     CoalRegions,
     International,
+    Broadband,
+    Geothermal,
+    TrainingCentres,
 }
 
 /// One sector: the words of a title that restrict a programme to it, and the words by
@@ -132,6 +135,21 @@ fn rules() -> &'static [Rule] {
                 // Countries by name: `names_a_country`.
                 r"internationa|\bausland|auslands|abroad|foreign|export|weltweit|worldwide|global|partnerländ|partnerland|partner countr|overseas|übersee|drittstaat|entwicklungszusammenarbeit|development cooperation|grenzüberschreit|grenznah|grenzregion|cross-border|\beurop|\beu\b|\bmesse|messe\b|fachmessen|auslandsmessen|leitmessen|trade fair|jugendaustausch|schüleraustausch|studierendenaustausch|youth exchange|student exchange|migra|zugewander|geflüchtet|flüchtling|refugee|einwander|immigra|fachkräfte aus|workers from|französisch|\bfrench|polnisch|\bpolish|tschechisch|österreichisch|niederländisch|\bdutch|italienisch|\bitalian|spanisch|\bspanish|chinesisch|\bchinese|indisch|japanisch|japanese|amerikanisch|american|\basien|\basia\b|afrika|africa|lateinamerika|latin america|skandinav|scandinav|baltikum|\bbaltic|nahost|middle east",
             ),
+            (
+                Broadband,
+                r"digitale[rn]? infrastruktur|breitband|gigabit|glasfaser|mobilfunk|telekommunikationsnetz",
+                r"breitband|broadband|glasfaser|fibre|fiber|gigabit|mobilfunk|mobile network|telekommunikation|telecom|netzbetreiber|network operator|funkloch|internetversorgung|internetanschl|internet access|internet connection|\b5g\b|\bwlan\b|wi-?fi|schnelles internet|fast internet|digitale infrastruktur|digital infrastructure",
+            ),
+            (
+                Geothermal,
+                r"geotherm|erdwärme",
+                r"geotherm|erdwärme|erdsonde|erdwärmesonde|ground-source|ground source|tiefenbohr|wärmebohr",
+            ),
+            (
+                TrainingCentres,
+                r"überbetriebliche|berufsbildungsstätte|bildungsstätte|\bübs\b|bildungszentren|berufsbildungszentr",
+                r"überbetrieblich|bildungsstätte|bildungszentrum|bildungszentren|ausbildungszentrum|training cent(re|er)|lehrwerkstatt|\binnung|kreishandwerkerschaft|handwerkskammer|industrie- und handelskammer|\bihk\b|\bkammer\b|chamber of|bildungsträger|training provider|berufsbildungswerk",
+            ),
         ];
         table
             .iter()
@@ -163,6 +181,9 @@ impl Sector {
             Self::Sport => "Sport",
             Self::CoalRegions => "Kohleregionen",
             Self::International => "internationale Zusammenarbeit und Auslandsgeschäft",
+            Self::Broadband => "Breitband- und Telekommunikationsnetze",
+            Self::Geothermal => "Geothermie",
+            Self::TrainingCentres => "überbetriebliche Bildungsstätten",
         }
     }
 
@@ -183,6 +204,9 @@ impl Sector {
             Self::Sport => "sport",
             Self::CoalRegions => "coal regions",
             Self::International => "international cooperation and business abroad",
+            Self::Broadband => "broadband and telecommunication networks",
+            Self::Geothermal => "geothermal energy",
+            Self::TrainingCentres => "inter-company vocational training centres",
         }
     }
 }
@@ -329,6 +353,33 @@ mod tests {
         ));
         assert!(serves(&of_title("BMEL-Exportförderprogramm"), &exporter));
         assert!(!serves(&of_title("BMEL-Exportförderprogramm"), &winery));
+    }
+
+    /// Programmes for those who build networks, drill for heat or run training centres
+    /// (the KfW "Investitionskredit für Digitale Infrastruktur", "Förderkredit
+    /// Geothermie", "Förderung überbetrieblicher Berufsbildungsstätten (ÜBS)") serve the
+    /// profiles that speak of it, not every company that digitalises, heats or trains.
+    #[test]
+    fn network_heat_and_training_centre_programmes_serve_those_who_speak_of_them() {
+        let loan = of_title("Investitionskredit für Digitale Infrastruktur – Standardvariante");
+        assert_eq!(loan, [Broadband]);
+        assert_eq!(of_title("Förderkredit Geothermie"), [Geothermal]);
+        let ubs = of_title("Förderung überbetrieblicher Berufsbildungsstätten (ÜBS)");
+        assert_eq!(ubs, [TrainingCentres]);
+        let village = in_profile("Neun Weiler haben noch keinen Glasfaseranschluss.");
+        assert!(serves(&loan, &village));
+        let guild = in_profile("Der Verband betreibt eine überbetriebliche Bildungsstätte.");
+        assert!(serves(&ubs, &guild));
+        let bakery = in_profile(
+            "Wir wollen unsere Bestellungen digitalisieren, eine Wärmepumpe einbauen und Lehrlinge ausbilden.",
+        );
+        for programme in [&loan, &ubs, &of_title("Förderkredit Geothermie")] {
+            assert!(misfit(programme, &bakery), "{programme:?}");
+        }
+        assert!(!misfit(
+            &of_title("Förderkredit Geothermie"),
+            &in_profile("Heizen mit Erdwärme")
+        ));
     }
 
     #[test]
