@@ -38,6 +38,7 @@ pub enum Sector {
     International,
     Broadband,
     Geothermal,
+    HeatNetworks,
     TrainingCentres,
 }
 
@@ -146,6 +147,11 @@ fn rules() -> &'static [Rule] {
                 r"geotherm|erdwärme|erdsonde|erdwärmesonde|ground-source|ground source|tiefenbohr|wärmebohr",
             ),
             (
+                HeatNetworks,
+                r"wärmenetz|fernwärme|nahwärme|wärmeplanung",
+                r"wärmenetz|fernwärme|nahwärme|heat network|district heat|heating network|wärmeplanung|heat planning|heizwerk|heating plant|wärmeversorgung|heat supply",
+            ),
+            (
                 TrainingCentres,
                 r"überbetriebliche|berufsbildungsstätte|bildungsstätte|\bübs\b|bildungszentren|berufsbildungszentr",
                 r"überbetrieblich|bildungsstätte|bildungszentrum|bildungszentren|ausbildungszentrum|training cent(re|er)|lehrwerkstatt|\binnung|kreishandwerkerschaft|handwerkskammer|industrie- und handelskammer|\bihk\b|\bkammer\b|chamber of|bildungsträger|training provider|berufsbildungswerk",
@@ -183,6 +189,7 @@ impl Sector {
             Self::International => "internationale Zusammenarbeit und Auslandsgeschäft",
             Self::Broadband => "Breitband- und Telekommunikationsnetze",
             Self::Geothermal => "Geothermie",
+            Self::HeatNetworks => "Wärmenetze und Wärmeplanung",
             Self::TrainingCentres => "überbetriebliche Bildungsstätten",
         }
     }
@@ -206,6 +213,7 @@ impl Sector {
             Self::International => "international cooperation and business abroad",
             Self::Broadband => "broadband and telecommunication networks",
             Self::Geothermal => "geothermal energy",
+            Self::HeatNetworks => "heat networks and heat planning",
             Self::TrainingCentres => "inter-company vocational training centres",
         }
     }
@@ -379,6 +387,13 @@ mod tests {
         assert!(!misfit(
             &of_title("Förderkredit Geothermie"),
             &in_profile("Heizen mit Erdwärme")
+        ));
+        let networks = of_title("Bundesförderung für effiziente Wärmenetze (BEW)");
+        assert_eq!(networks, [HeatNetworks]);
+        assert!(misfit(&networks, &bakery));
+        assert!(serves(
+            &networks,
+            &in_profile("Wir planen ein Nahwärmenetz für das Dorf.")
         ));
     }
 
