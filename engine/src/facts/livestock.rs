@@ -55,36 +55,40 @@ impl Livestock {
     /// The German words of a programme's condition that name the animal ("Schweine",
     /// "Schweinehaltung", "Milchvieh").
     fn programme_words(self) -> &'static Regex {
-        static R: OnceLock<Vec<Regex>> = OnceLock::new();
-        let all = R.get_or_init(|| {
-            [
-                r"schwein|\bsauen|ferkel",
-                r"\brind|milchvieh|milchküh|milchkuh|mutterküh|\bkühe|kälber",
-                r"geflügel|legehenn|\bhühner|masthühn|\bputen|\bgänse|\benten\b",
-                r"\bschaf(e|en|haltung|zucht)?\b|\bziege",
-            ]
-            .into_iter()
-            .map(re)
-            .collect()
-        });
-        &all[self as usize]
+        &Self::words()[self as usize].0
     }
 
     /// The words by which a profile (German or English) says the farm keeps the animal.
     fn profile_words(self) -> &'static Regex {
-        static R: OnceLock<Vec<Regex>> = OnceLock::new();
-        let all = R.get_or_init(|| {
+        &Self::words()[self as usize].1
+    }
+
+    /// Per animal (in [`Livestock::ALL`] order): the programme's words, the profile's.
+    fn words() -> &'static [(Regex, Regex)] {
+        static R: OnceLock<Vec<(Regex, Regex)>> = OnceLock::new();
+        R.get_or_init(|| {
             [
-                r"schwein|\bsauen|ferkel|\bpigs?\b|piglet|\bsows?\b|\bhogs?\b|swine",
-                r"\brind|milchvieh|milchküh|milchkuh|mutterküh|\bkühe|\bkuh\b|kälber|\bcows?\b|cattle|\bcalves\b|\bdairy (farm|herd|cows|cattle)|\bherd of\b|milchhof|milchbetrieb|milcherzeug|milchviehbetrieb",
-                r"geflügel|legehenn|\bhühner|masthühn|\bputen|\bgänse|\benten\b|poultry|chickens?\b|\bhens\b|broiler|turkeys",
-                r"\bschaf(e|en|haltung|zucht)?\b|\bziege|\bsheep\b|\bgoats?\b|\blambs?\b",
+                (
+                    r"schwein|\bsauen|ferkel",
+                    r"schwein|\bsauen|ferkel|\bpigs?\b|piglet|\bsows?\b|\bhogs?\b|swine",
+                ),
+                (
+                    r"\brind|milchvieh|milchküh|milchkuh|mutterküh|\bkühe|kälber",
+                    r"\brind|milchvieh|milchküh|milchkuh|mutterküh|\bkühe|\bkuh\b|kälber|\bcows?\b|cattle|\bcalves\b|\bdairy (farm|herd|cows|cattle)|\bherd of\b|milchhof|milchbetrieb|milcherzeug|milchviehbetrieb",
+                ),
+                (
+                    r"geflügel|legehenn|\bhühner|masthühn|\bputen|\bgänse|\benten\b",
+                    r"geflügel|legehenn|\bhühner|masthühn|\bputen|\bgänse|\benten\b|poultry|chickens?\b|\bhens\b|broiler|turkeys",
+                ),
+                (
+                    r"\bschaf(e|en|haltung|zucht)?\b|\bziege",
+                    r"\bschaf(e|en|haltung|zucht)?\b|\bziege|\bsheep\b|\bgoats?\b|\blambs?\b",
+                ),
             ]
             .into_iter()
-            .map(re)
+            .map(|(programme, profile)| (re(programme), re(profile)))
             .collect()
-        });
-        &all[self as usize]
+        })
     }
 }
 
