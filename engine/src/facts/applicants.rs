@@ -88,6 +88,57 @@ fn subject_applies() -> &'static Regex {
     })
 }
 
+/// A sentence whose subject funds the applicant ("Das Bundesministerium … fördert
+/// Maßnahmen von Unternehmen zur …", "Das Land unterstützt Privatpersonen beim Kauf …"):
+/// the funder (a definite article opens the sentence) and what follows its verb, up to
+/// the first comma or full stop.
+fn funder_funds() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        re(r"^(Das|Der|Die)\s[^,.]{2,120}?\s(fördert|unterstützt)\s+(?:(Maßnahmen|Vorhaben|Projekte|Investitionen|Verbundvorhaben)\s+von\s+)?([^,.;:]{3,100})")
+    })
+}
+
+/// The applicants a funder's sentence names ([`funder_funds`]): the noun phrase after
+/// the verb (or after "Maßnahmen von"), up to the first word that opens what is funded
+/// ("bei", "beim", "zur", "in" …), when its first noun names an applicant. "Das Land
+/// fördert Investitionen in Kitas" and "Die Stiftung unterstützt künstlerische
+/// Produktionen" name none: what is funded, not who.
+fn funded_applicants(sentence: &str) -> Vec<ApplicantType> {
+    let Some(m) = funder_funds().captures(sentence) else {
+        return Vec::new();
+    };
+    let phrase: Vec<&str> = m[4]
+        .split_whitespace()
+        .take_while(|w| {
+            let w = w.to_lowercase();
+            !STOP.contains(&w.as_str()) && !matches!(w.as_str(), "beim" | "vom" | "von")
+        })
+        .take(8)
+        .collect();
+    let head = phrase
+        .iter()
+        .find(|w| w.chars().next().is_some_and(char::is_uppercase));
+    if head.is_none_or(|h| applicant_words(h).is_empty()) {
+        return Vec::new();
+    }
+    applicant_words(&phrase.join(" "))
+}
+
+/// Reads the applicants of a text whose only statement of them is the funder's
+/// ("Das Bundesministerium … fördert Maßnahmen von Unternehmen …"): the fallback after
+/// [`read`] found nothing in any of the programme's texts, as a full text's explicit
+/// applicant sentence says more.
+pub fn read_funded(text: &str) -> Option<TextApplicants> {
+    sentences(text).find_map(|sentence| {
+        let types = funded_applicants(sentence);
+        (!types.is_empty()).then(|| TextApplicants {
+            types,
+            sentence: sentence.to_string(),
+        })
+    })
+}
+
 /// An explicit applicant sentence of a full text.
 fn entitled() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
@@ -564,6 +615,33 @@ mod tests {
         )
         .is_none());
         assert!(read("Dafür können Zuschüsse von bis zu 150.000 EUR gewährt werden.").is_none());
+    }
+
+    /// A funder's sentence names the applicants whose measures it funds; what it funds
+    /// ("Investitionen in Kitas", "künstlerische Produktionen") names none.
+    #[test]
+    fn a_funder_names_whom_it_funds() {
+        let funded = |t: &str| read_funded(t).map(|r| r.types).unwrap_or_default();
+        assert_eq!(
+            funded("Das Bundesministerium für Wirtschaft und Energie (BMWE) fördert Maßnahmen von Unternehmen zur Steigerung der Energie- und Ressourceneffizienz."),
+            vec![Company]
+        );
+        assert_eq!(
+            funded("Das Land unterstützt Privatpersonen beim Kauf eines Elektroautos."),
+            vec![PrivatePerson]
+        );
+        assert_eq!(
+            funded("Das Ministerium unterstützt Hochschulen und Forschungseinrichtungen bei der Gründungsberatung."),
+            vec![University, ResearchInstitution]
+        );
+        assert!(funded("Das Land fördert Investitionen in Kindertagesstätten.").is_empty());
+        assert!(
+            funded("Die Kulturstiftung des Bundes unterstützt künstlerische Produktionen.")
+                .is_empty()
+        );
+        assert!(funded("Das Land fördert die Gründung von Unternehmen.").is_empty());
+        // Not read by `read`: a full text's applicant sentence says more.
+        assert!(read("Das Land unterstützt Unternehmen und Verwaltungen.").is_none());
     }
 
     /// The noun phrase after "als" ends at the applicant it names unless a list or a

@@ -174,7 +174,8 @@ pub fn labelled_applicants(cat: &Catalogue, g: Idx) -> Vec<ApplicantType> {
 }
 
 /// Applicant types read from the grant's texts: short description, description, then
-/// eligibility requirements.
+/// eligibility requirements ([`applicants::read`]); failing those, a funder's sentence of
+/// any of them ([`applicants::read_funded`]), then the title.
 pub fn text_applicants(cat: &Catalogue, g: Idx) -> Option<Fact<Vec<ApplicantType>>> {
     let grant = &cat.grants[g as usize];
     let texts = [
@@ -185,8 +186,9 @@ pub fn text_applicants(cat: &Catalogue, g: Idx) -> Option<Fact<Vec<ApplicantType
     .flatten()
     .chain(grant.eligibility_requirements.iter().map(String::as_str));
     texts
-        .into_iter()
+        .clone()
         .find_map(applicants::read)
+        .or_else(|| texts.clone().find_map(applicants::read_funded))
         .or_else(|| applicants::read_title(&grant.title))
         .map(|r| Fact {
             value: r.types,
