@@ -16,14 +16,20 @@ use crate::model::Grant;
 /// True (with the sentence as evidence) when the first sentence of the teaser addresses
 /// its reader as a farm: "als landwirtschaftliches Unternehmen", "als land- oder
 /// forstwirtschaftlicher Betrieb", "als Landwirtin und Landwirt", "in Ihrem
-/// landwirtschaftlichen Betrieb". `None` when it does not.
+/// landwirtschaftlichen Betrieb", "ein landwirtschaftliches Unternehmen … gründen",
+/// "landwirtschaftliche Flächen … bewirtschaften", "Landwirte … können". `None` when it
+/// does not.
 pub fn only_farms(grant: &Grant) -> Option<Read<bool>> {
     static CONDITION: OnceLock<Regex> = OnceLock::new();
     let condition = CONDITION.get_or_init(|| {
         re(concat!(
             r"\bals (land- (und|oder) forstwirtschaftliche[rs]?|landwirtschaftliche[rs]?|forstwirtschaftliche[rs]?) (betrieb|unternehmen)",
-            r"|\bals landwirt|\bals bergbäuerin|\bals bergbauer|\bals unternehmen der (land|forst)wirtschaft\b",
-            r"|\bihre[mn]? landwirtschaftlichen betrieb",
+            r"|\bals landwirt|\bals bergbäuerin|\bals bergbauer|\bals (ein )?unternehmen der (land|forst)wirtschaft\b",
+            r"|\bunternehmen der landwirtschaftlichen primärproduktion|\b(einen|ihren) betrieb in der landwirtschaft\b",
+            r"|\bihr(e[mn]?)? (land- (und|oder) forstwirtschaftliche[ns]?|landwirtschaftliche[ns]?) (betrieb|unternehmen)",
+            r"|\b(ein|einen) landwirtschaftliche[ns]? (betrieb|unternehmen)\b[^.]{0,60}\b(gründen|übernehmen)",
+            r"|\b(landwirtschaftliche|land-, forst- oder weinbauliche)n? (nutz)?flächen?\b[^.]{0,100}\bbewirtschaften",
+            r"|^(landwirtinnen und landwirte|landwirte)\b[^.]{0,40}\bkönnen\b",
         ))
     });
     let short = grant.short_description.as_deref().unwrap_or("");
@@ -68,6 +74,13 @@ mod tests {
             "Wenn Sie Investitionen in Ihren landwirtschaftlichen Betrieb planen, können Sie einen Zuschuss erhalten.",
             "Wenn Sie als land- oder forstwirtschaftlicher Betrieb durch Naturkatastrophen geschädigt sind, können Sie eine Beihilfe erhalten.",
             "Wenn Sie als Unternehmen der Landwirtschaft Liquiditätshilfe benötigen, können Sie ein Darlehen erhalten.",
+            "Wenn Sie in Ihrem landwirtschaftlichen Unternehmen eine Stütze für Ihre Liquidität benötigen, können Sie ein Darlehen erhalten.",
+            "Wenn Sie planen, ein landwirtschaftliches Unternehmen in Sachsen zu gründen oder eine Hofnachfolge anzutreten, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie landwirtschaftliche Flächen in einem benachteiligten Gebiet bewirtschaften, können Sie eine Ausgleichszulage erhalten.",
+            "Wenn Sie eine land-, forst- oder weinbauliche Fläche bewirtschaften und Ihnen Schäden entstanden sind, können Sie eine Hilfe erhalten.",
+            "Wenn Sie einen Betrieb in der Landwirtschaft, im Gartenbau oder Weinbau führen, können Sie ein Darlehen erhalten.",
+            "Wenn Sie sich als ein Unternehmen der landwirtschaftlichen Primärproduktion in einer Schieflage befinden, können Sie ein Darlehen erhalten.",
+            "Landwirte und Gärtner können unter bestimmten Bedingungen eine Förderung für energieeffiziente Maßnahmen erhalten.",
         ] {
             let read = only_farms(&grant("Agrarinvestitionen", short, "subsidy"));
             assert_eq!(read.map(|r| r.sentence.is_some()), Some(true), "{short}");
@@ -78,6 +91,8 @@ mod tests {
             "Wenn Sie als Unternehmen der Agrar- und Ernährungswirtschaft Lebensmittel verarbeiten, können Sie einen Zuschuss erhalten.",
             "Wenn Sie als Kommune den ländlichen Raum stärken, können Sie einen Zuschuss erhalten. Auch landwirtschaftliche Betriebe sind antragsberechtigt.",
             "Wenn Sie Landwirtinnen und Landwirte beraten, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie Maßnahmen planen, mit denen die Absatzmöglichkeiten für landwirtschaftliche Erzeugnisse verbessert werden, können Sie einen Zuschuss erhalten.",
+            "Wenn Sie Maßnahmen zur Aufrechterhaltung der landwirtschaftlichen Flächennutzung planen, können Sie einen Zuschuss erhalten.",
         ] {
             assert!(only_farms(&grant("Ländlicher Raum", short, "subsidy")).is_none(), "{short}");
         }
