@@ -40,6 +40,8 @@ pub enum Sector {
     Geothermal,
     HeatNetworks,
     TrainingCentres,
+    Forestry,
+    Fisheries,
 }
 
 /// One sector: the words of a title that restrict a programme to it, and the words by
@@ -71,7 +73,7 @@ fn rules() -> &'static [Rule] {
             ),
             (
                 Agriculture,
-                r"landwirt|agrar|rentenbank|\bbmel\b|ernährungswirtschaft|lebensmittel|weinbau|gartenbau|tierhalt|tierwohl|milch|aquakultur|fischerei|forstwirt|forstbetrieb|\bwald|\bforst",
+                r"landwirt|agrar|rentenbank|\bbmel\b|ernährungswirtschaft|lebensmittel|weinbau|gartenbau|tierhalt|tierwohl|milch|\bland-(,| und| oder) ",
                 r"landwirt|agrar|\bbauer|bäuer|\bfarm|agri|\bhof\b|höfe|milch|dairy|wein|winzer|\bgarten|gärtn|\btier|nutztier|animal|lebensmittel|food|ernährung|fisch|fish|forst|forest|\bwald(es|s)?\b|\bwälder|holzwirtschaft|sägewerk|sawmill|rural|ländlich|cheese|käse|vieh|livestock|crop|acker|vineyard|horticult|imker|\bbees?\b",
             ),
             (
@@ -156,6 +158,16 @@ fn rules() -> &'static [Rule] {
                 r"überbetriebliche|berufsbildungsstätte|bildungsstätte|\bübs\b|bildungszentren|berufsbildungszentr",
                 r"überbetrieblich|bildungsstätte|bildungszentrum|bildungszentren|ausbildungszentrum|training cent(re|er)|lehrwerkstatt|\binnung|kreishandwerkerschaft|handwerkskammer|industrie- und handelskammer|\bihk\b|\bkammer\b|chamber of|bildungsträger|training provider|berufsbildungswerk",
             ),
+            (
+                Forestry,
+                r"forstwirt|forstbetrieb|forstlich|\bforst|\bwald|wälder|waldbau",
+                r"forst|forest|\bwald(es|s)?\b|\bwälder|waldbesitz|woodland|holzwirtschaft|sägewerk|sawmill",
+            ),
+            (
+                Fisheries,
+                r"aquakultur|fischerei|fischwirtschaft|fangtätigkeit|fanggerät",
+                r"fisch|fish|aquakultur|aquacultur|teichwirtschaft|karpfen|forelle|\bcarp\b|trout|angler|angelverein|angelsport",
+            ),
         ];
         table
             .iter()
@@ -173,7 +185,7 @@ impl Sector {
     pub fn label_de(self) -> &'static str {
         match self {
             Self::Housing => "Wohngebäude und Wohnraum",
-            Self::Agriculture => "Land-, Forst- und Ernährungswirtschaft",
+            Self::Agriculture => "Land- und Ernährungswirtschaft",
             Self::Health => "Gesundheit und Pflege",
             Self::Security => "Sicherheits- und Verteidigungstechnik",
             Self::Quantum => "Quantentechnologien",
@@ -191,13 +203,15 @@ impl Sector {
             Self::Geothermal => "Geothermie",
             Self::HeatNetworks => "Wärmenetze und Wärmeplanung",
             Self::TrainingCentres => "überbetriebliche Bildungsstätten",
+            Self::Forestry => "Forstwirtschaft und Wald",
+            Self::Fisheries => "Fischerei und Aquakultur",
         }
     }
 
     pub fn label_en(self) -> &'static str {
         match self {
             Self::Housing => "residential buildings and housing",
-            Self::Agriculture => "agriculture, forestry and food",
+            Self::Agriculture => "agriculture and food",
             Self::Health => "health and care",
             Self::Security => "security and defence technology",
             Self::Quantum => "quantum technologies",
@@ -215,18 +229,29 @@ impl Sector {
             Self::Geothermal => "geothermal energy",
             Self::HeatNetworks => "heat networks and heat planning",
             Self::TrainingCentres => "inter-company vocational training centres",
+            Self::Forestry => "forestry and woodland",
+            Self::Fisheries => "fisheries and aquaculture",
         }
     }
 }
 
 /// The sectors a programme's title restricts it to. "Wohngebäude/Nichtwohngebäude" is
-/// for every building, so a title naming "Nichtwohn…" is not residential.
+/// for every building, so a title naming "Nichtwohn…" is not residential; the name of a
+/// fund the programme draws on ("im Rahmen der Gemeinschaftsaufgabe „Verbesserung der
+/// Agrarstruktur …“", "… des Europäischen Landwirtschaftsfonds für die Entwicklung des
+/// ländlichen Raums") is no sector: forestry measures of the agricultural funds are for
+/// forests.
 pub fn of_title(title: &str) -> Vec<Sector> {
+    static FUNDS: OnceLock<Regex> = OnceLock::new();
+    let funds = FUNDS.get_or_init(|| {
+        re(r"verbesserung der agrarstruktur und des küstenschutzes|europäischen landwirtschaftsfonds für die entwicklung des ländlichen raums")
+    });
+    let title = funds.replace_all(title, " ");
     let non_residential = title.to_lowercase().contains("nichtwohn");
     rules()
         .iter()
         .filter(|r| !(r.sector == Sector::Housing && non_residential))
-        .filter(|r| r.title.is_match(title))
+        .filter(|r| r.title.is_match(&title))
         .map(|r| r.sector)
         .collect()
 }
@@ -543,6 +568,53 @@ mod tests {
             &film
         ));
         assert!(!misfit(&of_title("Markterschließungsprogramm"), &pumps));
+    }
+
+    /// Forestry and fisheries are sectors of their own: a cattle farm that names no
+    /// forest is no applicant for forestry measures (though they are paid from the
+    /// agricultural funds), nor a farm for fisheries; "Land- und Forstwirtschaft" is both.
+    #[test]
+    fn forestry_and_fisheries_are_sectors_of_their_own() {
+        assert_eq!(
+            of_title("Förderung forstwirtschaftlicher Maßnahmen im Rahmen der Gemeinschaftsaufgabe „Verbesserung der Agrarstruktur und des Küstenschutzes“"),
+            [Forestry]
+        );
+        assert_eq!(
+            of_title("Förderung forstwirtschaftlicher Maßnahmen im Rahmen des Europäischen Landwirtschaftsfonds für die Entwicklung des ländlichen Raums"),
+            [Forestry]
+        );
+        assert_eq!(
+            of_title("Hilfen für die Land- und Forstwirtschaft"),
+            [Agriculture, Forestry]
+        );
+        assert_eq!(
+            of_title("Aquakultur und Fischwirtschaft – Wachstum"),
+            [Fisheries]
+        );
+        let cattle =
+            in_profile("Wir bewirtschaften 480 Hektar Acker und Grünland mit 120 Mutterkühen.");
+        assert!(misfit(&of_title("Forstwirtschaftliche Maßnahmen"), &cattle));
+        assert!(misfit(
+            &of_title("Förderung der Fischerei in Bayern"),
+            &cattle
+        ));
+        assert!(!misfit(
+            &of_title("Hilfen für die Land- und Forstwirtschaft"),
+            &cattle
+        ));
+        let woods = in_profile("Wir bewirtschaften 120 Hektar Acker und 40 Hektar Wald.");
+        assert!(!misfit(&of_title("Forstwirtschaftliche Maßnahmen"), &woods));
+        let ponds = in_profile("Teichwirtschaft mit Karpfen und Forellen");
+        assert!(!misfit(
+            &of_title("Förderung der Fischerei in Bayern"),
+            &ponds
+        ));
+        // A carpentry builds with wood but keeps no forest.
+        let carpentry = in_profile("We are a carpentry firm building timber-frame houses.");
+        assert!(misfit(
+            &of_title("Forstwirtschaftliche Maßnahmen"),
+            &carpentry
+        ));
     }
 
     /// A word that merely contains a sector's word is no sign of it: a carpentry builds
