@@ -2053,7 +2053,7 @@ fn a_landscape_is_no_topic() {
         cat,
         "Wir bewirtschaften 400 Hektar Wald im Bayerischen Wald und wollen Mischwald pflanzen.",
     );
-    assert_eq!(estate.sectors, [Sector::Agriculture]);
+    assert_eq!(estate.sectors, [Sector::Agriculture, Sector::Forestry]);
     let lusatia = resolve_company(
         cat,
         "Wir sind ein Metallbaubetrieb in der Lausitz und wollen eine neue Halle bauen.",

@@ -42,6 +42,7 @@ pub enum Sector {
     TrainingCentres,
     Forestry,
     Fisheries,
+    NewBuildings,
 }
 
 /// One sector: the words of a title that restrict a programme to it, and the words by
@@ -168,6 +169,11 @@ fn rules() -> &'static [Rule] {
                 r"aquakultur|fischerei|fischwirtschaft|fangtätigkeit|fanggerät",
                 r"fisch|fish|aquakultur|aquacultur|teichwirtschaft|karpfen|forelle|\bcarp\b|trout|angler|angelverein|angelsport",
             ),
+            (
+                NewBuildings,
+                r"neubau",
+                r"neubau|neu (zu )?(bauen|errichten)|neu gebaut|errichten|errichtung|\bbauen (wir |sie )?(ein|eine|einen|unser|unsere|unseren) neue|neues gebäude|neue[nr]? (halle|gebäude)|\bbau (von|und|neuer|eines|einer)\b|\banbau(ten)?\b|erweiterungsbau|\berweitern\b|zusätzliche[nr]? (halle|gebäude|räume)|new[- ]build|newly built|new building|build(ing)? (a|an|our) new|\bconstruct|\bextension\b|\bextend\b|additional (hall|building)",
+            ),
         ];
         table
             .iter()
@@ -181,6 +187,12 @@ fn rules() -> &'static [Rule] {
 }
 
 impl Sector {
+    /// A restriction that holds whatever the programme's other sectors: business abroad,
+    /// new buildings ([`misfit`]).
+    pub fn restricts_on_its_own(self) -> bool {
+        matches!(self, Self::International | Self::NewBuildings)
+    }
+
     /// German label for reasons ("Gesundheit und Pflege").
     pub fn label_de(self) -> &'static str {
         match self {
@@ -205,6 +217,7 @@ impl Sector {
             Self::TrainingCentres => "überbetriebliche Bildungsstätten",
             Self::Forestry => "Forstwirtschaft und Wald",
             Self::Fisheries => "Fischerei und Aquakultur",
+            Self::NewBuildings => "Neubauten",
         }
     }
 
@@ -231,12 +244,15 @@ impl Sector {
             Self::TrainingCentres => "inter-company vocational training centres",
             Self::Forestry => "forestry and woodland",
             Self::Fisheries => "fisheries and aquaculture",
+            Self::NewBuildings => "new buildings",
         }
     }
 }
 
 /// The sectors a programme's title restricts it to. "Wohngebäude/Nichtwohngebäude" is
-/// for every building, so a title naming "Nichtwohn…" is not residential; the name of a
+/// for every building, so a title naming "Nichtwohn…" is not residential; a title naming
+/// "Neubau" with "Ausbau", a renovation or the existing stock is not for new buildings
+/// only; the name of a
 /// fund the programme draws on ("im Rahmen der Gemeinschaftsaufgabe „Verbesserung der
 /// Agrarstruktur …“", "… des Europäischen Landwirtschaftsfonds für die Entwicklung des
 /// ländlichen Raums") is no sector: forestry measures of the agricultural funds are for
@@ -247,10 +263,15 @@ pub fn of_title(title: &str) -> Vec<Sector> {
         re(r"verbesserung der agrarstruktur und des küstenschutzes|europäischen landwirtschaftsfonds für die entwicklung des ländlichen raums")
     });
     let title = funds.replace_all(title, " ");
-    let non_residential = title.to_lowercase().contains("nichtwohn");
+    let lower = title.to_lowercase();
+    let non_residential = lower.contains("nichtwohn");
+    let not_only_new = ["ausbau", "sanier", "modernis", "bestand", "reaktivier"]
+        .iter()
+        .any(|w| lower.contains(w));
     rules()
         .iter()
         .filter(|r| !(r.sector == Sector::Housing && non_residential))
+        .filter(|r| !(r.sector == Sector::NewBuildings && not_only_new))
         .filter(|r| r.title.is_match(&title))
         .map(|r| r.sector)
         .collect()
@@ -307,14 +328,14 @@ pub fn serves(programme: &[Sector], profile: &[Sector]) -> bool {
 }
 
 /// A programme restricted to sectors (`programme`) none of which the profile speaks of.
-/// [`Sector::International`] restricts on its own: a programme for exports of music
-/// ("Go! Export … Initiative Musik") needs a profile that speaks of culture and one that
-/// speaks of business abroad.
+/// [`Sector::International`] and [`Sector::NewBuildings`] restrict on their own: a
+/// programme for exports of music ("Go! Export … Initiative Musik") needs a profile that
+/// speaks of culture and of business abroad, one for new residential buildings a profile
+/// that speaks of housing and of building.
 pub fn misfit(programme: &[Sector], profile: &[Sector]) -> bool {
-    use Sector::International;
-    let (abroad, topical): (Vec<Sector>, Vec<Sector>) =
-        programme.iter().partition(|&&s| s == International);
-    (!abroad.is_empty() && !profile.contains(&International))
+    let (own, topical): (Vec<Sector>, Vec<Sector>) =
+        programme.iter().partition(|s| s.restricts_on_its_own());
+    own.iter().any(|s| !profile.contains(s))
         || (!topical.is_empty() && !topical.iter().any(|s| profile.contains(s)))
 }
 
@@ -615,6 +636,43 @@ mod tests {
             &of_title("Forstwirtschaftliche Maßnahmen"),
             &carpentry
         ));
+    }
+
+    /// A programme for new buildings ("Klimafreundlicher Neubau") needs a profile that
+    /// builds one; a title that also names extending or renovating is for both.
+    #[test]
+    fn new_buildings_need_a_profile_that_builds() {
+        let kfn = of_title(
+            "Bundesförderung für effiziente Gebäude – Klimafreundlicher Neubau – Nichtwohngebäude",
+        );
+        assert_eq!(kfn, [NewBuildings]);
+        assert!(
+            of_title("Neubau, Ausbau, Reaktivierung und Ersatz von Gleisanschlüssen").is_empty()
+        );
+        let bakery =
+            in_profile("Wir wollen die Backstube energetisch sanieren und die Öfen tauschen.");
+        assert!(misfit(&kfn, &bakery));
+        let homes = of_title(
+            "Bundesförderung für effiziente Gebäude – Klimafreundlicher Neubau – Wohngebäude",
+        );
+        assert_eq!(homes, [Housing, NewBuildings]);
+        let renovating = in_profile("Wir wollen unser Einfamilienhaus dämmen.");
+        assert!(misfit(&homes, &renovating));
+        assert!(!misfit(
+            &homes,
+            &in_profile("Wir wollen ein Einfamilienhaus neu bauen.")
+        ));
+        for text in [
+            "Wir planen den Neubau unserer Produktionshalle.",
+            "Wir wollen ein neues Vereinsheim errichten.",
+            "We want to build a new workshop.",
+            "Unsere Kita braucht einen Anbau für eine Krippengruppe.",
+            "Wir wollen die Kita um eine Krippengruppe erweitern.",
+            "Für das Winterlager brauchen wir eine zusätzliche Halle.",
+            "Geld für den Bau und die Sanierung von Kindertagesstätten",
+        ] {
+            assert!(!misfit(&kfn, &in_profile(text)), "{text}");
+        }
     }
 
     /// A word that merely contains a sector's word is no sign of it: a carpentry builds

@@ -60,7 +60,8 @@ pub(crate) fn explain(
     s.join(" ")
 }
 
-/// The sectors the programme's title restricts it to, when the profile speaks of none.
+/// The sectors the programme's title restricts it to that the profile does not speak of,
+/// when that makes it a misfit ([`crate::facts::sector::misfit`]).
 fn sector_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
     let sectors = &cat.facts(m.grant).sectors;
     if !crate::facts::sector::misfit(sectors, &p.sectors) {
@@ -68,6 +69,7 @@ fn sector_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Opt
     }
     let names: Vec<&str> = sectors
         .iter()
+        .filter(|s| !p.sectors.contains(s))
         .map(|s| if de { s.label_de() } else { s.label_en() })
         .collect();
     Some(if de {

@@ -93,8 +93,10 @@ pub use categories::{categorize, category_text};
 pub(crate) use prompt::grant_type_of_word;
 pub use rules::QualificationRules;
 
-/// Version of the method: stored with results so that a change re-assesses them.
-pub const METHOD_VERSION: u32 = 26;
+/// Version of the method: stored with results so that a change re-assesses them (27: the
+/// grant facts it reads — forestry and fisheries as sectors, applicants read from a
+/// funder's sentence).
+pub const METHOD_VERSION: u32 = 27;
 
 /// z-score of the topic similarity that qualifies on its own (≈ top 7 %).
 pub const TOPIC_Z_STRONG: f32 = 1.5;
@@ -886,7 +888,7 @@ fn topic_sectors(p: &QualificationPrompt) -> Vec<Sector> {
     let text = format!("{} {}", p.topic, p.topic_items.join(", "));
     crate::facts::sector::in_profile(&text)
         .into_iter()
-        .filter(|&s| s != Sector::International)
+        .filter(|&s| !s.restricts_on_its_own())
         .collect()
 }
 
@@ -896,7 +898,8 @@ fn topic_sectors(p: &QualificationPrompt) -> Vec<Sector> {
 /// not on a keyword, a listed example or the users' stated eligibility. Empty when the
 /// topic names no sector (founders, SMEs of any trade: their programmes may be
 /// restricted to any sector) or the title names none. Business abroad is no sector here
-/// ("AusbildungWeltweit" serves every trade's apprentices). Since method version 23.
+/// ("AusbildungWeltweit" serves every trade's apprentices), nor are new buildings (a
+/// population builds and renovates). Since method version 23.
 fn other_sectors(cat: &Catalogue, topic_sectors: &[Sector], g: Idx) -> Vec<Sector> {
     if topic_sectors.is_empty() {
         return Vec::new();
@@ -906,7 +909,7 @@ fn other_sectors(cat: &Catalogue, topic_sectors: &[Sector], g: Idx) -> Vec<Secto
         .sectors
         .iter()
         .copied()
-        .filter(|&s| s != Sector::International)
+        .filter(|&s| !s.restricts_on_its_own())
         .collect();
     if own.iter().any(|s| topic_sectors.contains(s)) {
         return Vec::new();
