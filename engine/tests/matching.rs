@@ -2048,7 +2048,8 @@ fn a_landscape_is_no_topic() {
         "Wir sind eine Glasbläserei in Lauscha im Thüringer Wald und wollen unsere Gasöfen \
          durch elektrische Schmelzöfen ersetzen.",
     );
-    assert!(glassworks.sectors.is_empty(), "{:?}", glassworks.sectors);
+    // Its melting furnaces are production, its landscape no forestry.
+    assert_eq!(glassworks.sectors, [Sector::Production]);
     let estate = resolve_company(
         cat,
         "Wir bewirtschaften 400 Hektar Wald im Bayerischen Wald und wollen Mischwald pflanzen.",

@@ -43,6 +43,7 @@ pub enum Sector {
     Forestry,
     Fisheries,
     NewBuildings,
+    Production,
 }
 
 /// One sector: the words of a title that restrict a programme to it, and the words by
@@ -174,6 +175,11 @@ fn rules() -> &'static [Rule] {
                 r"neubau",
                 r"neubau|neu (zu )?(bauen|errichten)|neu gebaut|errichten|errichtung|\bbauen (wir |sie )?(ein|eine|einen|unser|unsere|unseren) neue|neues gebäude|neue[nr]? (halle|gebäude)|\bbau (von|und|neuer|eines|einer)\b|\banbau(ten)?\b|erweiterungsbau|\berweitern\b|zusätzliche[nr]? (halle|gebäude|räume)|new[- ]build|newly built|new building|build(ing)? (a|an|our) new|\bconstruct|\bextension\b|\bextend\b|additional (hall|building)",
             ),
+            (
+                Production,
+                r"prozesswärme|produktionsanlagen|anlagen und prozessen|produktionsverfahren|prozessemission|dekarbonisierung der industrie|industrie und klimaschutz",
+                r"produktion|produzier|fertigung|\bfertigen|herstell|manufactur|\bproduc|fabrik|factory|\bwerk\b|werkstatt|werkstätten|workshop|industrie|industrial|\bplants?\b|maschine|machine|\banlagen|\böfen|\bofen|oven|kiln|furnace|backstube|bakehouse|bäckerei|bakery|metzgerei|brauerei|brewery|molkerei|dairy|kelterei|juice press|gießerei|foundry|\bguss|cast|schmelz|smelt|trocknung|drying|kälteanlage|kühlhaus|cold store|spritzguss|injection|galvani|lackier|\bpress|wäscherei|laundry|waschstraß|wärmerückgewinnung|heat recovery|abwärme|waste heat|druckluft|compressed air|großküche|kantine|canteen|catering",
+            ),
         ];
         table
             .iter()
@@ -191,6 +197,16 @@ impl Sector {
     /// new buildings ([`misfit`]).
     pub fn restricts_on_its_own(self) -> bool {
         matches!(self, Self::International | Self::NewBuildings)
+    }
+
+    /// A trade or field a population of organisations works in, as qualification reads a
+    /// prompt's topic: not business abroad, new buildings or production, which any
+    /// organisation's project may involve.
+    pub fn names_a_trade(self) -> bool {
+        !matches!(
+            self,
+            Self::International | Self::NewBuildings | Self::Production
+        )
     }
 
     /// German label for reasons ("Gesundheit und Pflege").
@@ -218,6 +234,7 @@ impl Sector {
             Self::Forestry => "Forstwirtschaft und Wald",
             Self::Fisheries => "Fischerei und Aquakultur",
             Self::NewBuildings => "Neubauten",
+            Self::Production => "Produktionsanlagen und -prozesse",
         }
     }
 
@@ -245,6 +262,7 @@ impl Sector {
             Self::Forestry => "forestry and woodland",
             Self::Fisheries => "fisheries and aquaculture",
             Self::NewBuildings => "new buildings",
+            Self::Production => "production plants and processes",
         }
     }
 }
@@ -672,6 +690,29 @@ mod tests {
             "Geld für den Bau und die Sanierung von Kindertagesstätten",
         ] {
             assert!(!misfit(&kfn, &in_profile(text)), "{text}");
+        }
+    }
+
+    /// Process heat and the optimisation of production plants need a profile that
+    /// produces something: a bakery's ovens, a foundry, a plastics processor; not a hotel
+    /// or a campsite.
+    #[test]
+    fn production_programmes_need_a_profile_that_produces() {
+        let heat = of_title("Bundesförderung für Energie- und Ressourceneffizienz in der Wirtschaft (Kredit) – Förderung von Prozesswärme aus erneuerbaren Energien (Modul 2)");
+        assert_eq!(heat, [Production]);
+        for text in [
+            "Unsere Öfen in der Backstube sind 20 Jahre alt.",
+            "We are a family-owned manufacturer of aluminium die-cast parts.",
+            "Wir sind eine Glasbläserei und wollen unsere Schmelzöfen ersetzen.",
+            "Wir betreiben eine Großwäscherei und wollen energiesparende Waschstraßen anschaffen.",
+        ] {
+            assert!(!misfit(&heat, &in_profile(text)), "{text}");
+        }
+        for text in [
+            "Familiengeführtes Ferienhotel mit 46 Zimmern; wir wollen die Heizung erneuern.",
+            "We run a campsite with 90 pitches and a canoe rental.",
+        ] {
+            assert!(misfit(&heat, &in_profile(text)), "{text}");
         }
     }
 

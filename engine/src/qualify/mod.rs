@@ -888,7 +888,7 @@ fn topic_sectors(p: &QualificationPrompt) -> Vec<Sector> {
     let text = format!("{} {}", p.topic, p.topic_items.join(", "));
     crate::facts::sector::in_profile(&text)
         .into_iter()
-        .filter(|&s| !s.restricts_on_its_own())
+        .filter(|s| s.names_a_trade())
         .collect()
 }
 
@@ -899,7 +899,8 @@ fn topic_sectors(p: &QualificationPrompt) -> Vec<Sector> {
 /// topic names no sector (founders, SMEs of any trade: their programmes may be
 /// restricted to any sector) or the title names none. Business abroad is no sector here
 /// ("AusbildungWeltweit" serves every trade's apprentices), nor are new buildings (a
-/// population builds and renovates). Since method version 23.
+/// population builds and renovates) or production ("developing innovative products" is
+/// any company's topic): [`Sector::names_a_trade`]. Since method version 23.
 fn other_sectors(cat: &Catalogue, topic_sectors: &[Sector], g: Idx) -> Vec<Sector> {
     if topic_sectors.is_empty() {
         return Vec::new();
@@ -909,7 +910,7 @@ fn other_sectors(cat: &Catalogue, topic_sectors: &[Sector], g: Idx) -> Vec<Secto
         .sectors
         .iter()
         .copied()
-        .filter(|&s| !s.restricts_on_its_own())
+        .filter(|s| s.names_a_trade())
         .collect();
     if own.iter().any(|s| topic_sectors.contains(s)) {
         return Vec::new();
