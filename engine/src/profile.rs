@@ -178,6 +178,9 @@ pub struct ResolvedProfile {
     /// The sectors its texts speak of ([`crate::facts::sector::in_profile`]); housing also
     /// for a private person. A programme restricted to other sectors is a misfit.
     pub sectors: Vec<Sector>,
+    /// The investment measures its texts plan ([`crate::facts::measure::in_profile`]: a
+    /// photovoltaic system, a new heating).
+    pub measures: Vec<crate::facts::measure::Measure>,
     /// The farm animals its texts say the organisation keeps
     /// ([`crate::facts::livestock::in_profile`]); a programme for other animals only is a
     /// misfit.
@@ -415,6 +418,7 @@ impl MatchInput {
         {
             sectors.push(Sector::Housing);
         }
+        let measures = crate::facts::measure::in_profile(&topical);
         let academic = academic_rule().is_match(&query);
         let founding = applicant_types.contains(&ApplicantType::Founder)
             || crate::facts::phase::in_profile(&query);
@@ -478,6 +482,7 @@ impl MatchInput {
             accepted_grant_types,
             research_oriented,
             sectors,
+            measures,
             livestock,
             farms,
             academic,

@@ -183,6 +183,11 @@ pub struct GrantFactsView {
     /// Sectors the title restricts the programme to (empty when it names none); a
     /// profile that speaks of none of them gets it as a kind misfit.
     pub sectors: Vec<crate::facts::sector::Sector>,
+    /// Investment measures the title or the teaser's first sentence says the programme
+    /// funds for whoever carries them out (empty when it names none): matching gives the
+    /// programme a semantic floor for a profile that plans one of them and whose type may
+    /// apply (see `planned_measure` of a match).
+    pub measures: Vec<crate::facts::measure::Measure>,
     /// Farm animals the teaser's condition restricts the programme to ("… in der
     /// Schweinehaltung …"), with that sentence as evidence; matching counts it as a misfit
     /// for a farm whose profile names other animals only; `null` when it names none.
@@ -327,6 +332,7 @@ impl GrantFactsView {
             beneficiaries: f.supported.clone(),
             founding: f.founding.clone(),
             sectors: f.sectors.clone(),
+            measures: f.measures.clone(),
             livestock: f.livestock.clone(),
             farms_only: f.farms_only.clone(),
             labels: LabelsFact {
@@ -673,6 +679,14 @@ pub struct MatchView {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(nullable))]
     pub matched_need: Option<String>,
+    /// An investment measure the profile's texts plan that the programme funds for
+    /// organisations of its type (extra field): `solar_power`, `wind_power`,
+    /// `power_storage` or `building_energy`; the reason names it. Such a programme
+    /// ranks at least like a good topical match but is never `very_suitable` on the
+    /// measure alone. Null otherwise.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(nullable))]
+    pub planned_measure: Option<crate::facts::measure::Measure>,
 }
 
 impl MatchView {
@@ -687,6 +701,7 @@ impl MatchView {
             match_reason: m.match_reason.clone(),
             checks: m.checks,
             matched_need: m.matched_need.clone(),
+            planned_measure: m.planned_measure,
         }
     }
 }
@@ -709,6 +724,7 @@ mod tests {
         assert_eq!(m.checks.region, Check::Pass);
         assert_eq!(m.checks.funding_type, Check::Unknown);
         assert_eq!(m.matched_need, None);
+        assert_eq!(m.planned_measure, None);
         let unknown = serde_json::json!({ "region": "pass", "typo": "fail" });
         assert!(serde_json::from_value::<Checks>(unknown).is_err());
     }

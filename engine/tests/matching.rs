@@ -2792,3 +2792,91 @@ fn a_requested_instrument_raises_the_floor_of_topic_open_programmes() {
         );
     }
 }
+
+#[test]
+fn a_programme_for_a_planned_measure_gets_its_floor_and_names_the_measure() {
+    use grantmatch_engine::facts::measure::Measure;
+    let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
+    let cat_len = Engine::from_records(records.clone())
+        .unwrap()
+        .catalogue
+        .grants
+        .len();
+    // Every programme equally far from the profile: only the floor lifts one.
+    let vectors = GrantVectors::from_rows("test/2d", 2, vec![vec![1.0, 0.0]; cat_len]).unwrap();
+    let engine = Engine::from_records(records)
+        .unwrap()
+        .with_vectors(vectors)
+        .unwrap();
+    let cat = &engine.catalogue;
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let options = MatchOptions::default();
+    let query = [0.70, (1.0f32 - 0.49).sqrt()];
+    let base =
+        "Die Schreinerei Huber GmbH ist ein Handwerksbetrieb mit 12 Beschäftigten in Bayern.";
+    let run = |text: &str, locale: &str| {
+        let p = MatchInput::from_value(json!({
+            "organization_id": "measure-test",
+            "organization_profile": {
+                "description": text, "eligible_entities": ["KMU"], "locale": locale
+            }
+        }))
+        .unwrap()
+        .resolve(cat)
+        .unwrap();
+        let matches = engine
+            .rank(&scope, &p, &query, &options, date("2026-11-22"))
+            .unwrap();
+        (p, matches)
+    };
+    let (profile, planning) = run(
+        &format!("{base} Wir wollen eine Photovoltaikanlage auf das Hallendach bauen."),
+        "de",
+    );
+    assert_eq!(profile.measures, vec![Measure::SolarPower]);
+    let floored: Vec<&Match> = planning
+        .iter()
+        .filter(|m| m.planned_measure.is_some())
+        .collect();
+    assert!(!floored.is_empty(), "a photovoltaic programme is found");
+    for m in &floored {
+        assert_eq!(m.planned_measure, Some(Measure::SolarPower));
+        assert!(cat.facts(m.grant).measures.contains(&Measure::SolarPower));
+        assert!(
+            m.components.semantic >= options.measure_semantic - 1e-6,
+            "{m:?}"
+        );
+        assert!(
+            m.match_reason.contains("eine Photovoltaikanlage"),
+            "{}",
+            m.match_reason
+        );
+        assert!(m.relevance_score <= matching::NOT_EXCELLENT_CAP, "{m:?}");
+    }
+    // A programme for another measure only is not lifted.
+    for m in planning
+        .iter()
+        .filter(|m| !cat.facts(m.grant).measures.contains(&Measure::SolarPower))
+    {
+        assert_eq!(m.planned_measure, None, "{m:?}");
+    }
+    // The same company without the plan gets no such floor; the English one with it does.
+    let (_, plain) = run(base, "de");
+    assert!(plain.iter().all(|m| m.planned_measure.is_none()));
+    let (_, english) = run(
+        "Huber Joinery GmbH, a carpentry business with 12 employees in Bavaria, wants to put solar panels on its workshop roof.",
+        "en",
+    );
+    let named: Vec<&Match> = english
+        .iter()
+        .filter(|m| m.planned_measure.is_some())
+        .collect();
+    assert!(!named.is_empty());
+    assert!(
+        named.iter().all(|m| m
+            .match_reason
+            .contains("Funds what you plan: a photovoltaic system")),
+        "{:?}",
+        named.iter().map(|m| &m.match_reason).collect::<Vec<_>>()
+    );
+}

@@ -232,11 +232,12 @@ class Engine:
         ``options``: every match option in one dict, the format of the CLI's
         ``--options`` file (``weights``, ``calibration``, ``keyword_factor_en``,
         ``glossary_weight``, ``need_weight``, ``need_centering``, ``topic_open_semantic``,
-        ``topic_open_wanted_semantic``, ``national_region``); ``weights``/``calibration`` replace parts.
+        ``topic_open_wanted_semantic``, ``measure_semantic``, ``national_region``); ``weights``/``calibration`` replace parts.
 
         ``profile`` is an ``organization_profile`` dict, a whole request body, or a
         description string. Each match: ``rank``, ``grant_id``, ``slug``, ``title``,
-        ``relevance_score`` (0-100), ``match_category``, ``match_reason``; with
+        ``relevance_score`` (0-100), ``match_category``, ``match_reason``, ``checks``,
+        ``matched_need``, ``planned_measure``; with
         ``explain=True`` also ``components`` (cosine, semantic, keyword, region,
         target_group, eligibility, deadline, budget) and ``matched_keywords``.
 

@@ -643,12 +643,13 @@ impl PyEngine {
     ///     options: every option in one dict, the format of the CLI's `--options` and
     ///         the server's `--match-options` files (`weights`, `calibration`,
     ///         `keyword_factor_en`, `glossary_weight`, `need_weight`, `need_centering`, `topic_open_semantic`,
-    ///         `topic_open_wanted_semantic`, `national_region`); `weights` and
+    ///         `topic_open_wanted_semantic`, `measure_semantic`, `national_region`); `weights` and
     ///         `calibration` arguments replace those parts.
     ///
     /// Returns:
     ///     A list of dicts, best first: `rank`, `grant_id`, `slug`, `title`,
-    ///     `relevance_score` (0–100), `match_category`, `match_reason`.
+    ///     `relevance_score` (0–100), `match_category`, `match_reason`, `checks`,
+    ///     `matched_need`, `planned_measure`.
     ///
     /// Raises:
     ///     InvalidInputError: a missing or malformed field, an unknown filter value.

@@ -281,7 +281,7 @@ fn weights_from_value(v: Value) -> PyResult<MatchWeights> {
 
 /// The options of a run: `options=` (a dict in the format of the CLI's `--options` and
 /// the server's `--match-options` files: `weights`, `calibration`, `keyword_factor_en`,
-/// `glossary_weight`, `need_weight`, `need_centering`, `topic_open_semantic`, `topic_open_wanted_semantic`, `national_region`; fields left out keep their defaults), then the
+/// `glossary_weight`, `need_weight`, `need_centering`, `topic_open_semantic`, `topic_open_wanted_semantic`, `measure_semantic`, `national_region`; fields left out keep their defaults), then the
 /// `weights=` and `calibration=` arguments (None, a dict with some fields, or the typed
 /// object), which replace those parts.
 pub fn match_options(

@@ -17,7 +17,7 @@ SPORT = {
     "is_non_profit": True,
     "keywords": ["Sportverein", "Vereinsheim", "Barrierefreiheit"],
 }
-KEYS = {"rank", "grant_id", "slug", "title", "relevance_score", "match_category", "match_reason", "checks", "matched_need"}
+KEYS = {"rank", "grant_id", "slug", "title", "relevance_score", "match_category", "match_reason", "checks", "matched_need", "planned_measure"}
 COMPONENTS = {"cosine", "semantic", "keyword", "region", "target_group", "eligibility", "deadline", "budget"}
 CATEGORIES = {"very_suitable", "partially_suitable", "conditionally_suitable", "not_suitable"}
 

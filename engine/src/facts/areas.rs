@@ -178,7 +178,7 @@ pub fn topic_open(grant: &Grant) -> bool {
 
 /// The text up to the end of its first sentence (a full stop, question or exclamation
 /// mark followed by a space and a capital letter: "bis zu 45 Prozent erhalten. Infra…").
-fn first_sentence(text: &str) -> &str {
+pub(crate) fn first_sentence(text: &str) -> &str {
     let bytes = text.as_bytes();
     for (i, c) in text.char_indices() {
         if matches!(c, '.' | '!' | '?')

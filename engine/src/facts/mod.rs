@@ -19,6 +19,7 @@ pub mod farm;
 pub mod kind;
 pub mod lexicon;
 pub mod livestock;
+pub mod measure;
 pub mod neighbours;
 pub mod phase;
 pub mod sector;
@@ -77,6 +78,10 @@ pub struct GrantFacts {
     /// "Wohngebäude", "Exportinitiative Gesundheitswirtschaft"): it suits an organisation
     /// only when the organisation speaks of one of them.
     pub sectors: Vec<sector::Sector>,
+    /// The investment measures the programme funds for whoever carries them out
+    /// ([`measure::of_programme`]: renewable power, the energy efficiency of existing
+    /// buildings).
+    pub measures: Vec<measure::Measure>,
     /// The farm animals the teaser's condition restricts the programme to
     /// ([`livestock::of_programme`]: "… als landwirtschaftlicher Betrieb in der
     /// Schweinehaltung …"): a misfit for a farm that names other animals only.
@@ -281,6 +286,7 @@ fn facts_of(
         large_only: kind::large_only(grant).map(read),
         non_profit_only,
         sectors: sector::of_title(&grant.title),
+        measures: measure::of_programme(grant),
         livestock: livestock::of_programme(grant).map(read),
         farms_only: farm::only_farms(grant).map(read),
         // A financing programme for business abroad (export credits) is still open to

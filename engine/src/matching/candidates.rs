@@ -165,6 +165,17 @@ pub(super) fn shortlist(req: &RankRequest) -> Vec<(Idx, f32)> {
         });
         scored.extend(open);
     }
+    // … plus the best programmes for a measure the profile plans (bounded alike).
+    if req.options.measure_semantic > 0.0 && !req.profile.measures.is_empty() {
+        seen.extend(scored.iter().map(|x| x.0));
+        let planned = &req.profile.measures;
+        let measured = vectors.top_k(query, OPEN_SHORTLIST, |g| {
+            crate::facts::measure::shared(&cat.facts(g).measures, planned).is_some()
+                && !seen.contains(&g)
+                && keep(g)
+        });
+        scored.extend(measured);
+    }
     // … plus the best for each need of the profile.
     for top in need_tops {
         seen.extend(scored.iter().map(|x| x.0));

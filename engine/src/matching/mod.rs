@@ -163,6 +163,12 @@ pub struct MatchOptions {
     /// may use, of the instrument it seeks. The higher of the two floors applies; default
     /// 0.7 (tuning sets, see the README).
     pub topic_open_wanted_semantic: f32,
+    /// Lowest semantic component of a programme for an investment measure the profile
+    /// plans ([`crate::facts::measure`]: renewable power, the energy efficiency of an
+    /// existing building) whose applicants include the organisation and whose kind
+    /// suits it: its text, about the instrument, is far from a profile that plans the
+    /// measure among other things. 0 = off; default 0.8 (tuning sets, see the README).
+    pub measure_semantic: f32,
     /// The region component of a nationwide programme for an organisation in one of its
     /// Länder (a programme of the organisation's own Land has 1.0). Default 0.6 (0.7
     /// until session 31; tuning sets, see the README).
@@ -180,6 +186,7 @@ impl Default for MatchOptions {
             glossary_weight: crate::glossary::GERMAN_TERMS_WEIGHT,
             topic_open_semantic: 0.5,
             topic_open_wanted_semantic: 0.7,
+            measure_semantic: 0.8,
             national_region: 0.6,
         }
     }
@@ -333,6 +340,11 @@ pub struct Match {
     pub checks: Checks,
     /// The profile's need this programme serves best (when the profile has several).
     pub matched_need: Option<String>,
+    /// A measure the profile plans that the programme funds for organisations like it
+    /// ([`crate::facts::measure`]); its semantic component is at least
+    /// [`MatchOptions::measure_semantic`].
+    #[serde(default)]
+    pub planned_measure: Option<crate::facts::measure::Measure>,
 }
 
 /// How a grant relates to the profile's regions.

@@ -246,7 +246,13 @@ fn topic_sentence(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> 
         (x, false) if x >= GOOD_SIMILARITY => "good",
         (_, false) => "partial",
     };
-    let mut topic = if de {
+    let mut topic = if let Some(measure) = m.planned_measure {
+        if de {
+            format!("Fördert, was Sie vorhaben: {}", measure.label_de())
+        } else {
+            format!("Funds what you plan: {}", measure.label_en())
+        }
+    } else if de {
         format!("Inhaltlich {strength} Übereinstimmung mit Ihrer Beschreibung")
     } else {
         format!(

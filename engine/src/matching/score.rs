@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use crate::catalogue::{Catalogue, Idx};
+use crate::facts::measure::Measure;
 use crate::facts::{ProgrammeKind, Source};
 use crate::model::{GrantType, RegionType};
 use crate::profile::{Locale, ResolvedProfile};
@@ -447,8 +448,17 @@ impl<'a> Scorer<'a> {
         let (applicant, applicant_value) = applicant_fit(cat, profile, g);
         let checks = checks_of(cat, profile, g, fit, applicant, today);
         let (eligibility, kind_value) = self.eligibility(g, &checks, applicant_value);
-        let semantic = if cat.facts(g).topic_open && applicant_value >= 0.7 && kind_value >= 0.5 {
-            semantic.max(self.topic_open_floor(g))
+        let topical = semantic;
+        let (semantic, planned_measure) = if applicant_value >= 0.7 && kind_value >= 0.5 {
+            let (floor, measure) = self.floor(g);
+            (semantic.max(floor), measure)
+        } else {
+            (semantic, None)
+        };
+        // A programme for a measure the organisation plans among other things suits it,
+        // but only its own topic makes it very suitable.
+        let band_semantic = if planned_measure.is_some() {
+            topical
         } else {
             semantic
         };
@@ -480,7 +490,7 @@ impl<'a> Scorer<'a> {
         let mut score = calibrate(total);
         if checks.excluding_failure() {
             score = excluded_score(score);
-        } else if checks.any_failure() || semantic < EXCELLENT_SEMANTIC || kind_value < 0.5 {
+        } else if checks.any_failure() || band_semantic < EXCELLENT_SEMANTIC || kind_value < 0.5 {
             score = score.min(NOT_EXCELLENT_CAP);
         }
         Match {
@@ -494,7 +504,26 @@ impl<'a> Scorer<'a> {
             matched_keywords,
             checks,
             matched_need,
+            planned_measure,
         }
+    }
+
+    /// The lowest semantic component of programme `g` for an organisation that may apply
+    /// and whose kind it suits, and the measure the profile plans that the programme
+    /// funds: the higher of the floor of such a programme and that of one open to any
+    /// topic (higher when the profile asks for its repayable or equity instrument); 0 for
+    /// others.
+    fn floor(&self, g: Idx) -> (f32, Option<Measure>) {
+        let facts = self.req.cat.facts(g);
+        let measure = crate::facts::measure::shared(&facts.measures, &self.req.profile.measures)
+            .filter(|_| self.req.options.measure_semantic > 0.0);
+        let measure_floor = measure.map_or(0.0, |_| self.req.options.measure_semantic);
+        let open_floor = if facts.topic_open {
+            self.topic_open_floor(g)
+        } else {
+            0.0
+        };
+        (measure_floor.max(open_floor), measure)
     }
 
     /// The lowest semantic component of programme `g`, open to any topic, for an

@@ -1,0 +1,238 @@
+//! Investment measures a programme funds for whoever carries them out, and the measures
+//! a profile plans. A programme for a measure ("KfW-Programm Erneuerbare Energien
+//! „Standard“", "Bundesförderung für effiziente Gebäude – Einzelmaßnahmen") says little
+//! more than its title, so its text lies far from a profile that plans a photovoltaic
+//! system or a new heating among other things; yet a funding advisor names it to every
+//! organisation that may apply and plans the measure. Matching gives such a programme
+//! the semantic floor of [`crate::matching::MatchOptions::measure_semantic`].
+//!
+//! The programme side is read from the title and the first sentence of the teaser; the
+//! profile side from its topical texts, in German and English, for the measure itself
+//! (a photovoltaic system, insulation, a heat pump), not for the topic at large: an
+//! energy cooperative that "speaks of" renewables does not plan a measure on its own
+//! building.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::sector::re;
+use crate::model::Grant;
+
+/// An investment measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Measure {
+    /// Photovoltaics.
+    SolarPower,
+    /// Wind turbines.
+    WindPower,
+    /// Electricity storage.
+    PowerStorage,
+    /// Energy efficiency of an existing building: envelope, windows, heating, ventilation,
+    /// and the energy advice for it.
+    BuildingEnergy,
+}
+
+impl Measure {
+    pub fn label_de(self) -> &'static str {
+        match self {
+            Measure::SolarPower => "eine Photovoltaikanlage",
+            Measure::WindPower => "eine Windenergieanlage",
+            Measure::PowerStorage => "einen Stromspeicher",
+            Measure::BuildingEnergy => "die energetische Sanierung Ihres Gebäudes",
+        }
+    }
+
+    pub fn label_en(self) -> &'static str {
+        match self {
+            Measure::SolarPower => "a photovoltaic system",
+            Measure::WindPower => "a wind turbine",
+            Measure::PowerStorage => "power storage",
+            Measure::BuildingEnergy => "the energy-efficient renovation of your building",
+        }
+    }
+}
+
+/// Programme side: the words of a title or teaser by which a programme funds measures,
+/// those measures, and the words that make a programme about something else (heat from
+/// renewables is process heat or a heat network, not power; research is no investment).
+const PROGRAMME: &[(&str, &[Measure], &str)] = &[
+    (
+        r"erneuerbare[nr]? energien|sonne, wind",
+        &[
+            Measure::SolarPower,
+            Measure::WindPower,
+            Measure::PowerStorage,
+        ],
+        RENEWABLE_OTHER,
+    ),
+    (
+        r"photovoltaik|solar",
+        &[Measure::SolarPower],
+        RENEWABLE_OTHER,
+    ),
+    (r"windenergie", &[Measure::WindPower], RENEWABLE_OTHER),
+    (
+        r"stromspeicher|batteriespeicher",
+        &[Measure::PowerStorage],
+        RENEWABLE_OTHER,
+    ),
+    (
+        r"effiziente gebäude|gebäudesanierung|heizungsförderung|energiekredit gebäude|energieberatung für nichtwohngebäude|bestandsgebäude|energetische[ns]? (sanierung|niveau|modernisierung)",
+        &[Measure::BuildingEnergy],
+        r"neubau|forschung",
+    ),
+];
+
+const RENEWABLE_OTHER: &str = r"wärme|heizwerk|offshore|kerosin|forschung|demonstration|fanggerät";
+
+/// Profile side: the words by which a profile plans a measure.
+const PROFILE: &[(Measure, &str)] = &[
+    (
+        Measure::SolarPower,
+        r"photovolta|pv-anlage|\bpv\b|solaranlage|solarstrom|solardach|solarmodul|solar panels?|solar (power )?(system|array|plant|installation)|rooftop solar",
+    ),
+    (
+        Measure::WindPower,
+        r"windkraftanlage|windenergieanlage|windrad|windräder|windpark|wind turbines?|wind farm",
+    ),
+    (
+        Measure::PowerStorage,
+        r"batteriespeicher|stromspeicher|battery storage|storage batter",
+    ),
+    (
+        Measure::BuildingEnergy,
+        r"energetisch\w* (sanier|modernisier|ertüchtig)|wärmedämm|dämmung|dämmen|gebäudehülle|fenster (austauschen|erneuern|ersetzen)|neue fenster|heizung\w* (erneuer|austausch|ersetz|modernisier|tausch)|heizungstausch|wärmepumpe|lüftungsanlage|wärmerückgewinnung|energy[- ]efficien\w* (renovation|refurbishment|retrofit)|energetic renovation|insulat|new windows|replace\w* (the |our |its )?(old |oil |gas )*(heating|boiler|windows)|heat pump|ventilation system|heat recovery|building envelope|retrofit",
+    ),
+];
+
+struct Rules {
+    programme: Vec<(Regex, &'static [Measure], Regex)>,
+    profile: Vec<(Measure, Regex)>,
+}
+
+fn rules() -> &'static Rules {
+    static R: OnceLock<Rules> = OnceLock::new();
+    R.get_or_init(|| Rules {
+        programme: PROGRAMME
+            .iter()
+            .map(|(p, m, not)| (re(p), *m, re(not)))
+            .collect(),
+        profile: PROFILE.iter().map(|(m, p)| (*m, re(p))).collect(),
+    })
+}
+
+/// The measures programme `grant` funds, read from its title and the first sentence of
+/// its teaser.
+pub fn of_programme(grant: &Grant) -> Vec<Measure> {
+    let short = grant.short_description.as_deref().unwrap_or("");
+    let text = format!("{} {}", grant.title, super::areas::first_sentence(short));
+    let mut out: Vec<Measure> = Vec::new();
+    for (words, measures, other) in &rules().programme {
+        if words.is_match(&text) && !other.is_match(&text) {
+            for m in *measures {
+                if !out.contains(m) {
+                    out.push(*m);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The measures a profile's topical text plans.
+pub fn in_profile(text: &str) -> Vec<Measure> {
+    rules()
+        .profile
+        .iter()
+        .filter(|(_, r)| r.is_match(text))
+        .map(|(m, _)| *m)
+        .collect()
+}
+
+/// The first measure a programme funds that the profile plans.
+pub fn shared(programme: &[Measure], profile: &[Measure]) -> Option<Measure> {
+    programme.iter().copied().find(|m| profile.contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::test_grant as grant;
+
+    #[test]
+    fn a_programme_for_renewable_power_is_not_one_for_renewable_heat() {
+        let power = grant(
+            "Förderung im Rahmen des KfW-Programmes für Erneuerbare Energien „Standard“",
+            "",
+            "loan",
+        );
+        assert_eq!(
+            of_programme(&power),
+            vec![
+                Measure::SolarPower,
+                Measure::WindPower,
+                Measure::PowerStorage
+            ]
+        );
+        let wind = grant(
+            "Förderung im Rahmen des Programmes „Bürgerenergiegesellschaften“ bei Windenergie an Land",
+            "",
+            "subsidy",
+        );
+        assert_eq!(of_programme(&wind), vec![Measure::WindPower]);
+        let heat = grant(
+            "Bundesförderung für Energie- und Ressourceneffizienz in der Wirtschaft (Kredit) – Förderung von Prozesswärme aus erneuerbaren Energien (Modul 2)",
+            "",
+            "loan",
+        );
+        assert!(of_programme(&heat).is_empty());
+    }
+
+    #[test]
+    fn existing_buildings_are_read_from_title_or_teaser_but_new_ones_are_not() {
+        let single = grant(
+            "Bundesförderung für effiziente Gebäude – Einzelmaßnahmen (BEG EM)",
+            "Wenn Sie in Bestandsgebäude investieren und das energetische Niveau des Gebäudes verbessern möchten, können Sie eine Förderung erhalten.",
+            "subsidy",
+        );
+        assert_eq!(of_programme(&single), vec![Measure::BuildingEnergy]);
+        let new = grant(
+            "Bundesförderung für effiziente Gebäude – Klimafreundlicher Neubau – Nichtwohngebäude",
+            "",
+            "loan",
+        );
+        assert!(of_programme(&new).is_empty());
+    }
+
+    #[test]
+    fn a_profile_plans_the_measure_not_the_topic() {
+        assert_eq!(
+            in_profile(
+                "Wir wollen eine Photovoltaikanlage auf dem Hallendach und eine Wärmepumpe."
+            ),
+            vec![Measure::SolarPower, Measure::BuildingEnergy]
+        );
+        assert_eq!(
+            in_profile("we want to install a ventilation system with heat recovery"),
+            vec![Measure::BuildingEnergy]
+        );
+        assert!(
+            in_profile("Wir beraten Kommunen zur Energiewende und zu erneuerbaren Energien.")
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_shared_measure_is_one_the_programme_funds_and_the_profile_plans() {
+        use Measure::*;
+        assert_eq!(
+            shared(&[BuildingEnergy], &[SolarPower, BuildingEnergy]),
+            Some(BuildingEnergy)
+        );
+        assert_eq!(shared(&[WindPower], &[SolarPower, BuildingEnergy]), None);
+    }
+}
