@@ -2727,13 +2727,9 @@ fn a_small_company_fails_a_programme_for_larger_companies() {
     }
 }
 
-/// A profile that asks for loans gets the programmes open to any topic that lend to it
-/// with the higher floor of the semantic component (`topic_open_wanted_semantic`); the
-/// same profile without the request, and subsidies for it, keep `topic_open_semantic`.
-/// Every programme has the same vector and the query's cosine (0.70) is below the
-/// calibration, so without a floor the semantic component is 0.
-#[test]
-fn a_requested_instrument_raises_the_floor_of_topic_open_programmes() {
+/// The shipped catalogue with every programme at the same 2-d vector: a query's cosine
+/// is the same to all, so only the rule stage's floors separate them.
+fn equidistant() -> Engine {
     let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
     let cat_len = Engine::from_records(records.clone())
         .unwrap()
@@ -2741,10 +2737,20 @@ fn a_requested_instrument_raises_the_floor_of_topic_open_programmes() {
         .grants
         .len();
     let vectors = GrantVectors::from_rows("test/2d", 2, vec![vec![1.0, 0.0]; cat_len]).unwrap();
-    let engine = Engine::from_records(records)
+    Engine::from_records(records)
         .unwrap()
         .with_vectors(vectors)
-        .unwrap();
+        .unwrap()
+}
+
+/// A profile that asks for loans gets the programmes open to any topic that lend to it
+/// with the higher floor of the semantic component (`topic_open_wanted_semantic`); the
+/// same profile without the request, and subsidies for it, keep `topic_open_semantic`.
+/// Every programme has the same vector and the query's cosine (0.70) is below the
+/// calibration, so without a floor the semantic component is 0.
+#[test]
+fn a_requested_instrument_raises_the_floor_of_topic_open_programmes() {
+    let engine = equidistant();
     let cat = &engine.catalogue;
     let scope = engine.resolve_scope(&Scope::unrestricted());
     let options = MatchOptions::default();
@@ -2793,21 +2799,13 @@ fn a_requested_instrument_raises_the_floor_of_topic_open_programmes() {
     }
 }
 
+/// A company that plans a photovoltaic system gets the programmes that fund one with the
+/// floor `measure_semantic`, named in the reason, and never 90+; every programme is
+/// equally far from the profile, so only the floor lifts one.
 #[test]
 fn a_programme_for_a_planned_measure_gets_its_floor_and_names_the_measure() {
     use grantmatch_engine::facts::measure::Measure;
-    let records = CatalogueRecords::read_dir(&repo().join("fixtures/catalogue")).unwrap();
-    let cat_len = Engine::from_records(records.clone())
-        .unwrap()
-        .catalogue
-        .grants
-        .len();
-    // Every programme equally far from the profile: only the floor lifts one.
-    let vectors = GrantVectors::from_rows("test/2d", 2, vec![vec![1.0, 0.0]; cat_len]).unwrap();
-    let engine = Engine::from_records(records)
-        .unwrap()
-        .with_vectors(vectors)
-        .unwrap();
+    let engine = equidistant();
     let cat = &engine.catalogue;
     let scope = engine.resolve_scope(&Scope::unrestricted());
     let options = MatchOptions::default();
