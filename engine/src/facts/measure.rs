@@ -105,7 +105,7 @@ const PROFILE: &[(Measure, &str)] = &[
     ),
     (
         Measure::BuildingEnergy,
-        r"energetisch\w* (sanier|modernisier|ertüchtig)|wärmedämm|dämmung|dämmen|gebäudehülle|fenster (austauschen|erneuern|ersetzen)|neue fenster|heizung\w* (erneuer|austausch|ersetz|modernisier|tausch)|heizungstausch|wärmepumpe|lüftungsanlage|wärmerückgewinnung|energy[- ]efficien\w* (renovation|refurbishment|retrofit)|energetic renovation|insulat|new windows|replace\w* (the |our |its )?(old |oil |gas )*(heating|boiler|windows)|heat pump|ventilation system|heat recovery|building envelope|retrofit",
+        r"energetisch\w* (sanier|modernisier|ertüchtig)|(gebäude|halle|heim|rathaus|kita)\w*\b[^.;]{0,80}\b(energieeffizient(er)?\b|energetisch (sanier|modernisier))|wärmedämm|dämmung|dämmen|gebäudehülle|fenster (austauschen|erneuern|ersetzen)|neue fenster|heizung\w* (erneuer|austausch|ersetz|modernisier|tausch)|heizungstausch|wärmepumpe|lüftungsanlage|wärmerückgewinnung|energy[- ]efficien\w* (renovation|refurbishment|retrofit)|energetic renovation|energy renovation|renovat\w* (it |them )?for energy efficiency|\b(building|clubhouse|house|hall|school|premises)s?\b[^.;]{0,80}\bmore energy[- ]efficient|insulat|new windows|replace\w* (the |our |its )?(old |oil |gas )*(heating|boiler|windows)|heat pump|ventilation system|heat recovery|building envelope|retrofit",
     ),
 ];
 
@@ -220,6 +220,18 @@ mod tests {
             in_profile("we want to install a ventilation system with heat recovery"),
             vec![Measure::BuildingEnergy]
         );
+        for planned in [
+            "Außerdem müssen unsere Gebäude besser vor Hitze geschützt und energieeffizienter werden.",
+            "Our clubhouse and changing rooms from the 1970s need energy renovation.",
+            "We want to convert an apartment building and renovate it for energy efficiency.",
+        ] {
+            assert_eq!(in_profile(planned), vec![Measure::BuildingEnergy], "{planned}");
+        }
+        assert!(in_profile("Wir wollen unsere Produktion energieeffizienter machen.").is_empty());
+        assert!(in_profile(
+            "Im Gebäude der Hochschule entwickeln wir energieeffiziente Rechenzentren."
+        )
+        .is_empty());
         assert!(
             in_profile("Wir beraten Kommunen zur Energiewende und zu erneuerbaren Energien.")
                 .is_empty()
