@@ -681,7 +681,7 @@ pub struct MatchView {
     pub matched_need: Option<String>,
     /// An investment measure the profile's texts plan that the programme funds for
     /// organisations of its type (extra field): `solar_power`, `wind_power`,
-    /// `power_storage` or `building_energy`; the reason names it. Such a programme
+    /// `power_storage`, `building_energy` or `production_energy`; the reason names it. Such a programme
     /// ranks at least like a good topical match but is never `very_suitable` on the
     /// measure alone. Null otherwise.
     #[serde(default)]

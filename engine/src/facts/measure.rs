@@ -34,6 +34,9 @@ pub enum Measure {
     /// Energy efficiency of an existing building: envelope, windows, heating, ventilation,
     /// and the energy advice for it.
     BuildingEnergy,
+    /// Energy efficiency of a business's equipment and processes: refrigeration, waste
+    /// heat, process heat and steam, furnaces, machines and production lines.
+    ProductionEnergy,
 }
 
 impl Measure {
@@ -43,6 +46,9 @@ impl Measure {
             Measure::WindPower => "eine Windenergieanlage",
             Measure::PowerStorage => "einen Stromspeicher",
             Measure::BuildingEnergy => "die energetische Sanierung Ihres Gebäudes",
+            Measure::ProductionEnergy => {
+                "energieeffizientere Anlagen und Prozesse in Ihrem Betrieb"
+            }
         }
     }
 
@@ -52,6 +58,9 @@ impl Measure {
             Measure::WindPower => "a wind turbine",
             Measure::PowerStorage => "power storage",
             Measure::BuildingEnergy => "the energy-efficient renovation of your building",
+            Measure::ProductionEnergy => {
+                "more energy-efficient equipment and processes in your business"
+            }
         }
     }
 }
@@ -85,6 +94,11 @@ const PROGRAMME: &[(&str, &[Measure], &str)] = &[
         &[Measure::BuildingEnergy],
         r"neubau|forschung",
     ),
+    (
+        r"energie- und ressourceneffizienz in der wirtschaft|energieeffizienzprogramm – produktionsanlagen|energieeffizienz in (unternehmen|ihrem betrieb)|energieeffizienz und co2-einsparung in landwirtschaft|klimaschutzoffensive für unternehmen|klimaschutzmaßnahmen in ihrem unternehmen",
+        &[Measure::ProductionEnergy],
+        r"transformationspl|forschung|mess-, steuer-",
+    ),
 ];
 
 const RENEWABLE_OTHER: &str = r"wärme|heizwerk|offshore|kerosin|forschung|demonstration|fanggerät";
@@ -106,6 +120,10 @@ const PROFILE: &[(Measure, &str)] = &[
     (
         Measure::BuildingEnergy,
         r"energetisch\w* (sanier|modernisier|ertüchtig)|(gebäude|halle|heim|rathaus|kita)\w*\b[^.;]{0,80}\b(energieeffizient(er)?\b|energetisch (sanier|modernisier))|wärmedämm|dämmung|dämmen|gebäudehülle|fenster (austauschen|erneuern|ersetzen)|neue fenster|heizung\w* (erneuer|austausch|ersetz|modernisier|tausch)|heizungstausch|wärmepumpe|lüftungsanlage|wärmerückgewinnung|energy[- ]efficien\w* (renovation|refurbishment|retrofit)|energetic renovation|energy renovation|renovat\w* (it |them )?for energy efficiency|\b(building|clubhouse|house|hall|school|premises)s?\b[^.;]{0,80}\bmore energy[- ]efficient|insulat|new windows|replace\w* (the |our |its )?(old |oil |gas )*(heating|boiler|windows)|heat pump|ventilation system|heat recovery|building envelope|retrofit",
+    ),
+    (
+        Measure::ProductionEnergy,
+        r"kältetechnik|kälteanlage|kältemaschine|kühltechnik|kühlzelle|kühltheke|kühlanlage|gärkühlung|kühl- und kälte|refrigeration (system|equipment|unit)|cooling (system|technology|equipment)|cold rooms?|fermentation cooling|\babwärme|(recover\w*|us\w*|utili[sz]\w*) (the )?waste heat|waste[- ]heat (recovery|utili[sz]ation)|prozesswärme|dampferzeug|dampfkessel|process heat|steam (generation|boiler)|(schmelz|induktions|kühl|glüh)öfen|elektrische\w* öfen|öfen auf strom|umstellung der öfen|(melting|induction|annealing|electric) (furnaces?|ovens?)|switching the ovens|energieeffizient\w* (linie|anlage|maschine|produktion|fertigung)|energiesparend\w* (linie|anlage|maschine|sudhaus|kühl)|(fertigung|produktion)\w*\b[^.;]{0,40}\benergieeffizienter|energy[- ]efficient (line|machine|production|equipment)|all-electric",
     ),
 ];
 
@@ -189,7 +207,50 @@ mod tests {
             "",
             "loan",
         );
-        assert!(of_programme(&heat).is_empty());
+        assert_eq!(of_programme(&heat), vec![Measure::ProductionEnergy]);
+    }
+
+    #[test]
+    fn efficiency_in_business_is_a_measure_but_a_plan_or_software_is_not() {
+        let cross = grant(
+            "Bundesförderung für Energie- und Ressourceneffizienz in der Wirtschaft (Zuschuss) – Förderung von Querschnittstechnologien (Modul 1)",
+            "Das Bundesministerium für Wirtschaft und Energie (BMWE) fördert Maßnahmen von Unternehmen zur Steigerung der Energie- und Ressourceneffizienz.",
+            "subsidy",
+        );
+        assert_eq!(of_programme(&cross), vec![Measure::ProductionEnergy]);
+        let rural = grant(
+            "Sonderprogramm „Energieeffizienz in Unternehmen“",
+            "Wenn Sie als kleines oder mittleres Unternehmen ein Investitionsvorhaben zur Steigerung der Energieeffizienz in Ihrem Betrieb planen, können Sie einen Zuschuss bekommen.",
+            "subsidy",
+        );
+        assert_eq!(of_programme(&rural), vec![Measure::ProductionEnergy]);
+        for other in [
+            "Bundesförderung für Energie- und Ressourceneffizienz in der Wirtschaft (Zuschuss) – Förderung von Transformationsplänen (Modul 5)",
+            "Bundesförderung für Energie- und Ressourceneffizienz in der Wirtschaft (Kredit) – Förderung von Mess-, Steuer- und Regelungstechnik, Sensorik und Energiemanagement-Software (Modul 3)",
+            "KMU-innovativ: Energieeffizienz, Klimaschutz und Klimaanpassung",
+        ] {
+            assert!(of_programme(&grant(other, "", "subsidy")).is_empty(), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_profile_plans_efficient_equipment_by_naming_it() {
+        for planned in [
+            "Unsere Kühl- und Kältetechnik ist veraltet: Wir wollen sie erneuern und die Abwärme für Warmwasser nutzen.",
+            "Wir möchten auf elektrische Schmelz- und Kühlöfen umstellen.",
+            "Wir wollen ein neues, energiesparendes Sudhaus einbauen.",
+            "We want to replace old hydraulic injection moulding machines with all-electric ones and recover waste heat from the cooling system.",
+            "our pasteurisation line is thirty years old: we want to replace it with an energy-efficient line",
+        ] {
+            assert_eq!(in_profile(planned), vec![Measure::ProductionEnergy], "{planned}");
+        }
+        for not_planned in [
+            "Our platform tells facility managers where they waste heat and electricity.",
+            "Für die Tafel brauchen wir ein elektrisches Kühlfahrzeug.",
+            "we need an electric refrigerated vehicle",
+        ] {
+            assert!(in_profile(not_planned).is_empty(), "{not_planned}");
+        }
     }
 
     #[test]
@@ -227,7 +288,10 @@ mod tests {
         ] {
             assert_eq!(in_profile(planned), vec![Measure::BuildingEnergy], "{planned}");
         }
-        assert!(in_profile("Wir wollen unsere Produktion energieeffizienter machen.").is_empty());
+        assert_eq!(
+            in_profile("Wir wollen unsere Produktion energieeffizienter machen."),
+            vec![Measure::ProductionEnergy]
+        );
         assert!(in_profile(
             "Im Gebäude der Hochschule entwickeln wir energieeffiziente Rechenzentren."
         )

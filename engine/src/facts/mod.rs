@@ -80,7 +80,7 @@ pub struct GrantFacts {
     pub sectors: Vec<sector::Sector>,
     /// The investment measures the programme funds for whoever carries them out
     /// ([`measure::of_programme`]: renewable power, the energy efficiency of existing
-    /// buildings).
+    /// buildings and of a business's equipment and processes).
     pub measures: Vec<measure::Measure>,
     /// The farm animals the teaser's condition restricts the programme to
     /// ([`livestock::of_programme`]: "… als landwirtschaftlicher Betrieb in der
