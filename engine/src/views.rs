@@ -681,9 +681,9 @@ pub struct MatchView {
     pub matched_need: Option<String>,
     /// An investment measure the profile's texts plan that the programme funds for
     /// organisations of its type (extra field): `solar_power`, `wind_power`,
-    /// `power_storage`, `building_energy` or `production_energy`; the reason names it. Such a programme
-    /// ranks at least like a good topical match but is never `very_suitable` on the
-    /// measure alone. Null otherwise.
+    /// `power_storage`, `building_energy`, `production_energy` or `lighting`; the reason
+    /// names it. Such a programme ranks at least like a good topical match but is never
+    /// `very_suitable` on the measure alone. Null otherwise.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(nullable))]
     pub planned_measure: Option<crate::facts::measure::Measure>,

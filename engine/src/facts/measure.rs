@@ -37,6 +37,8 @@ pub enum Measure {
     /// Energy efficiency of a business's equipment and processes: refrigeration, waste
     /// heat, process heat and steam, furnaces, machines and production lines.
     ProductionEnergy,
+    /// LED lighting: street lighting, halls, sports grounds.
+    Lighting,
 }
 
 impl Measure {
@@ -49,6 +51,7 @@ impl Measure {
             Measure::ProductionEnergy => {
                 "energieeffizientere Anlagen und Prozesse in Ihrem Betrieb"
             }
+            Measure::Lighting => "die Umstellung der Beleuchtung auf LED",
         }
     }
 
@@ -61,6 +64,7 @@ impl Measure {
             Measure::ProductionEnergy => {
                 "more energy-efficient equipment and processes in your business"
             }
+            Measure::Lighting => "the switch of your lighting to LED",
         }
     }
 }
@@ -99,6 +103,11 @@ const PROGRAMME: &[(&str, &[Measure], &str)] = &[
         &[Measure::ProductionEnergy],
         r"transformationspl|forschung|mess-, steuer-",
     ),
+    (
+        r"kommunaler klimaschutz|kommunalrichtlinie",
+        &[Measure::Lighting],
+        r"natürlicher klimaschutz",
+    ),
 ];
 
 const RENEWABLE_OTHER: &str = r"wärme|heizwerk|offshore|kerosin|forschung|demonstration|fanggerät";
@@ -124,6 +133,10 @@ const PROFILE: &[(Measure, &str)] = &[
     (
         Measure::ProductionEnergy,
         r"kältetechnik|kälteanlage|kältemaschine|kühltechnik|kühlzelle|kühltheke|kühlanlage|gärkühlung|kühl- und kälte|refrigeration (system|equipment|unit)|cooling (system|technology|equipment)|cold rooms?|fermentation cooling|\babwärme|(recover\w*|us\w*|utili[sz]\w*) (the )?waste heat|waste[- ]heat (recovery|utili[sz]ation)|prozesswärme|dampferzeug|dampfkessel|process heat|steam (generation|boiler)|(schmelz|induktions|kühl|glüh)öfen|elektrische\w* öfen|öfen auf strom|umstellung der öfen|(melting|induction|annealing|electric) (furnaces?|ovens?)|switching the ovens|energieeffizient\w* (linie|anlage|maschine|produktion|fertigung)|energiesparend\w* (linie|anlage|maschine|sudhaus|kühl)|(fertigung|produktion)\w*\b[^.;]{0,40}\benergieeffizienter|energy[- ]efficient (line|machine|production|equipment)|all-electric",
+    ),
+    (
+        Measure::Lighting,
+        r"\b(auf|to) led\b|\bled[- ]?(beleuchtung|leuchten|lampen|flutlicht|strahler|lights?|lighting|floodlights?|street ?lights?|street ?lighting)|hallenbeleuchtung\w* (erneuer|umstell|austausch|ersetz|moderni)|(straßenbeleuchtung|flutlicht)\w* (erneuer|umstell|austausch|ersetz|moderni)",
     ),
 ];
 
@@ -300,6 +313,31 @@ mod tests {
             in_profile("Wir beraten Kommunen zur Energiewende und zu erneuerbaren Energien.")
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn led_lighting_is_a_measure_of_the_municipal_climate_programme() {
+        let municipal = grant(
+            "Bundesförderung kommunaler Klimaschutz (Kommunalrichtlinie)",
+            "Wenn Sie in Kommunen Vorhaben zur Minderung von Treibhausgasen planen, können Sie einen Zuschuss erhalten.",
+            "subsidy",
+        );
+        assert_eq!(of_programme(&municipal), vec![Measure::Lighting]);
+        let natural = grant(
+            "Förderung im Rahmen der Maßnahme Natürlicher Klimaschutz in Kommunen (NKK)",
+            "",
+            "subsidy",
+        );
+        assert!(of_programme(&natural).is_empty());
+        for planned in [
+            "Außerdem wollen wir die Straßenbeleuchtung auf LED umstellen.",
+            "we want to replace the floodlights on our pitch with LED lights",
+            "the conversion of street lighting to LED",
+        ] {
+            assert_eq!(in_profile(planned), vec![Measure::Lighting], "{planned}");
+        }
+        assert!(in_profile("We are a research-led SME with 28 employees.").is_empty());
+        assert!(in_profile("Wir entwickeln LED-Treiber für die Industrie.").is_empty());
     }
 
     #[test]
