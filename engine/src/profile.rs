@@ -175,6 +175,10 @@ pub struct ResolvedProfile {
     pub accepted_grant_types: Vec<GrantType>,
     /// The profile speaks of research or development (research calls fit it).
     pub research_oriented: bool,
+    /// The profile names research and development itself ("Forschung", "F&E", "R&D",
+    /// "Entwicklungsprojekt"; not a pilot, prototype or lab): a company that does so
+    /// is served by research calls open to any topic (ZIM).
+    pub does_rd: bool,
     /// The sectors its texts speak of ([`crate::facts::sector::in_profile`]); housing also
     /// for a private person. A programme restricted to other sectors is a misfit.
     pub sectors: Vec<Sector>,
@@ -402,6 +406,7 @@ impl MatchInput {
             .collect();
         let accepted_grant_types = asked.accepted.into_iter().filter(allowed).collect();
         let research_oriented = research_rule().is_match(&query);
+        let does_rd = rd_rule().is_match(&query);
         // The topic is read without the landscapes the texts name ("Thüringer Wald" is
         // where, not forestry); the coal regions are places by definition.
         let topical = crate::text::places::without_landscapes(&query);
@@ -481,6 +486,7 @@ impl MatchInput {
             wanted_grant_types,
             accepted_grant_types,
             research_oriented,
+            does_rd,
             sectors,
             measures,
             livestock,
@@ -801,6 +807,14 @@ fn closest_entity_names(cat: &Catalogue, v: &str) -> Vec<String> {
 /// The text speaks of research or development ([`ResolvedProfile::research_oriented`]).
 pub(crate) fn names_research(text: &str) -> bool {
     research_rule().is_match(text)
+}
+
+fn rd_rule() -> &'static regex::Regex {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r"(?i)forschung|forschen|entwicklungsprojekt|(?-u:\b)f&e(?-u:\b)|(?-u:\b)fue(?-u:\b)|(?-u:\b)research|(?-u:\b)r&d(?-u:\b)")
+            .expect("valid R&D rule")
+    })
 }
 
 fn research_rule() -> &'static regex::Regex {

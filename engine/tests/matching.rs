@@ -2878,3 +2878,70 @@ fn a_programme_for_a_planned_measure_gets_its_floor_and_names_the_measure() {
         named.iter().map(|m| &m.match_reason).collect::<Vec<_>>()
     );
 }
+
+/// A company whose texts name its research and development gets the research calls open
+/// to any topic (ZIM) with the higher floor of the semantic component
+/// (`topic_open_wanted_semantic`); the same company without R&D, a founding team that
+/// does R&D, and a university keep `topic_open_semantic`. Every programme has the same
+/// vector, so only the floors separate them.
+#[test]
+fn a_company_that_does_r_and_d_gets_topic_open_research_calls_at_the_higher_floor() {
+    use grantmatch_engine::facts::ProgrammeKind;
+    let engine = equidistant();
+    let cat = &engine.catalogue;
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let options = MatchOptions::default();
+    let query = [0.70, (1.0f32 - 0.49).sqrt()];
+    let run = |text: &str, entity: &str| {
+        let p = MatchInput::from_value(json!({
+            "organization_id": "rd-floor-test",
+            "organization_profile": {"description": text, "eligible_entities": [entity]}
+        }))
+        .unwrap()
+        .resolve(cat)
+        .unwrap();
+        let matches = engine
+            .rank(&scope, &p, &query, &options, date("2026-11-22"))
+            .unwrap();
+        (p, matches)
+    };
+    let open_call = |m: &Match| {
+        cat.facts(m.grant).topic_open
+            && cat.facts(m.grant).kind.value == ProgrammeKind::ResearchCall
+    };
+    let (company, rd) = run(
+        "Die Sensortechnik Huber GmbH entwickelt Gassensoren. In einem Forschungsprojekt mit einer Hochschule wollen wir einen neuen Sensor entwickeln.",
+        "KMU",
+    );
+    assert!(company.does_rd);
+    let calls: Vec<&Match> = rd.iter().filter(|m| open_call(m)).collect();
+    assert!(!calls.is_empty(), "topic-open research calls are found");
+    for m in &calls {
+        assert!(
+            m.components.semantic >= options.topic_open_wanted_semantic - 1e-6,
+            "{m:?}"
+        );
+    }
+    for (text, entity) in [
+        (
+            "Die Schreinerei Huber GmbH ist ein Handwerksbetrieb. Wir wollen eine neue CNC-Maschine anschaffen.",
+            "KMU",
+        ),
+        (
+            "Wir sind ein Gründungsteam und wollen ein Start-up gründen; in einem Forschungsprojekt entwickeln wir einen Sensor.",
+            "Start-up",
+        ),
+        (
+            "Der Lehrstuhl für Sensorik der Universität forscht an neuen Gassensoren.",
+            "Hochschule",
+        ),
+    ] {
+        let (_, matches) = run(text, entity);
+        for m in matches.iter().filter(|m| open_call(m)) {
+            assert!(
+                m.components.semantic <= options.topic_open_semantic + 1e-6,
+                "{text}: {m:?}"
+            );
+        }
+    }
+}

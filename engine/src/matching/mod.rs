@@ -160,8 +160,10 @@ pub struct MatchOptions {
     /// The same floor for such a programme whose funding type is a repayable or equity
     /// instrument (loan, guarantee, equity) the profile asks for ("Wir suchen …
     /// zinsgünstige Darlehen und Bürgschaften"): a financing programme the organisation
-    /// may use, of the instrument it seeks. The higher of the two floors applies; default
-    /// 0.7 (tuning sets, see the README).
+    /// may use, of the instrument it seeks; and for such a programme that is a research
+    /// call (ZIM) when the organisation is a company that names its own research and
+    /// development and does not found ([`crate::profile::ResolvedProfile::does_rd`]).
+    /// The higher of the two floors applies; default 0.7 (tuning sets, see the README).
     pub topic_open_wanted_semantic: f32,
     /// Lowest semantic component of a programme for an investment measure the profile
     /// plans ([`crate::facts::measure`]: renewable power, the energy efficiency of an

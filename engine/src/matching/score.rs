@@ -528,13 +528,25 @@ impl<'a> Scorer<'a> {
 
     /// The lowest semantic component of programme `g`, open to any topic, for an
     /// organisation that may apply: higher when the profile asks for its repayable or
-    /// equity instrument.
+    /// equity instrument, or when it is a research call and the organisation a company
+    /// that does research and development and does not found.
     fn topic_open_floor(&self, g: Idx) -> f32 {
+        use crate::facts::ApplicantType::{Company, ResearchInstitution, University};
         let options = self.req.options;
-        let grant_type = self.req.cat.facts(g).grant_type.value;
-        let wanted_instrument = grant_type != GrantType::Subsidy
-            && self.req.profile.wanted_grant_types.contains(&grant_type);
-        if wanted_instrument {
+        let p = &self.req.profile;
+        let facts = self.req.cat.facts(g);
+        let grant_type = facts.grant_type.value;
+        let wanted_instrument =
+            grant_type != GrantType::Subsidy && p.wanted_grant_types.contains(&grant_type);
+        let rd_company = p.does_rd
+            && !p.founding
+            && p.applicant_types.contains(&Company)
+            && !p
+                .applicant_types
+                .iter()
+                .any(|t| matches!(t, University | ResearchInstitution));
+        let rd_call = rd_company && facts.kind.value == ProgrammeKind::ResearchCall;
+        if wanted_instrument || rd_call {
             options
                 .topic_open_semantic
                 .max(options.topic_open_wanted_semantic)
