@@ -2743,6 +2743,31 @@ fn equidistant() -> Engine {
         .unwrap()
 }
 
+/// Resolves `organization_profile` against the equidistant catalogue and ranks it with
+/// the default options and a query whose cosine to every programme (0.70) is below the
+/// calibration, so that without a floor every semantic component is 0.
+fn rank_equidistant(engine: &Engine, organization_profile: Value) -> (ResolvedProfile, Vec<Match>) {
+    let scope = engine.resolve_scope(&Scope::unrestricted());
+    let profile = MatchInput::from_value(json!({
+        "organization_id": "floor-test",
+        "organization_profile": organization_profile
+    }))
+    .unwrap()
+    .resolve(&engine.catalogue)
+    .unwrap();
+    let query = [0.70, (1.0f32 - 0.49).sqrt()];
+    let matches = engine
+        .rank(
+            &scope,
+            &profile,
+            &query,
+            &MatchOptions::default(),
+            date("2026-11-22"),
+        )
+        .unwrap();
+    (profile, matches)
+}
+
 /// A profile that asks for loans gets the programmes open to any topic that lend to it
 /// with the higher floor of the semantic component (`topic_open_wanted_semantic`); the
 /// same profile without the request, and subsidies for it, keep `topic_open_semantic`.
@@ -2752,23 +2777,16 @@ fn equidistant() -> Engine {
 fn a_requested_instrument_raises_the_floor_of_topic_open_programmes() {
     let engine = equidistant();
     let cat = &engine.catalogue;
-    let scope = engine.resolve_scope(&Scope::unrestricted());
     let options = MatchOptions::default();
     assert!(options.topic_open_wanted_semantic > options.topic_open_semantic);
-    let query = [0.70, (1.0f32 - 0.49).sqrt()];
     let base = "Die Schreinerei Huber GmbH ist ein Handwerksbetrieb mit 12 Beschäftigten. \
                 Wir wollen eine neue CNC-Maschine anschaffen.";
     let run = |text: &str| {
-        let p = MatchInput::from_value(json!({
-            "organization_id": "floor-test",
-            "organization_profile": {"description": text, "eligible_entities": ["KMU"]}
-        }))
-        .unwrap()
-        .resolve(cat)
-        .unwrap();
-        engine
-            .rank(&scope, &p, &query, &options, date("2026-11-22"))
-            .unwrap()
+        rank_equidistant(
+            &engine,
+            json!({"description": text, "eligible_entities": ["KMU"]}),
+        )
+        .1
     };
     let loan = |m: &Match| cat.facts(m.grant).grant_type.value == GrantType::Loan;
     let open = |m: &Match| cat.facts(m.grant).topic_open;
@@ -2807,25 +2825,14 @@ fn a_programme_for_a_planned_measure_gets_its_floor_and_names_the_measure() {
     use grantmatch_engine::facts::measure::Measure;
     let engine = equidistant();
     let cat = &engine.catalogue;
-    let scope = engine.resolve_scope(&Scope::unrestricted());
     let options = MatchOptions::default();
-    let query = [0.70, (1.0f32 - 0.49).sqrt()];
     let base =
         "Die Schreinerei Huber GmbH ist ein Handwerksbetrieb mit 12 Beschäftigten in Bayern.";
     let run = |text: &str, locale: &str| {
-        let p = MatchInput::from_value(json!({
-            "organization_id": "measure-test",
-            "organization_profile": {
-                "description": text, "eligible_entities": ["KMU"], "locale": locale
-            }
-        }))
-        .unwrap()
-        .resolve(cat)
-        .unwrap();
-        let matches = engine
-            .rank(&scope, &p, &query, &options, date("2026-11-22"))
-            .unwrap();
-        (p, matches)
+        rank_equidistant(
+            &engine,
+            json!({"description": text, "eligible_entities": ["KMU"], "locale": locale}),
+        )
     };
     let (profile, planning) = run(
         &format!("{base} Wir wollen eine Photovoltaikanlage auf das Hallendach bauen."),
@@ -2889,21 +2896,12 @@ fn a_company_that_does_r_and_d_gets_topic_open_research_calls_at_the_higher_floo
     use grantmatch_engine::facts::ProgrammeKind;
     let engine = equidistant();
     let cat = &engine.catalogue;
-    let scope = engine.resolve_scope(&Scope::unrestricted());
     let options = MatchOptions::default();
-    let query = [0.70, (1.0f32 - 0.49).sqrt()];
     let run = |text: &str, entity: &str| {
-        let p = MatchInput::from_value(json!({
-            "organization_id": "rd-floor-test",
-            "organization_profile": {"description": text, "eligible_entities": [entity]}
-        }))
-        .unwrap()
-        .resolve(cat)
-        .unwrap();
-        let matches = engine
-            .rank(&scope, &p, &query, &options, date("2026-11-22"))
-            .unwrap();
-        (p, matches)
+        rank_equidistant(
+            &engine,
+            json!({"description": text, "eligible_entities": [entity]}),
+        )
     };
     let open_call = |m: &Match| {
         cat.facts(m.grant).topic_open

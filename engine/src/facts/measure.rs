@@ -194,6 +194,20 @@ mod tests {
     use super::*;
     use crate::facts::test_grant as grant;
 
+    /// Each text plans exactly `measure`.
+    fn plans(texts: &[&str], measure: Measure) {
+        for text in texts {
+            assert_eq!(in_profile(text), vec![measure], "{text}");
+        }
+    }
+
+    /// No text plans a measure.
+    fn plans_nothing(texts: &[&str]) {
+        for text in texts {
+            assert!(in_profile(text).is_empty(), "{text}");
+        }
+    }
+
     #[test]
     fn a_programme_for_renewable_power_is_not_one_for_renewable_heat() {
         let power = grant(
@@ -248,22 +262,21 @@ mod tests {
 
     #[test]
     fn a_profile_plans_efficient_equipment_by_naming_it() {
-        for planned in [
-            "Unsere Kühl- und Kältetechnik ist veraltet: Wir wollen sie erneuern und die Abwärme für Warmwasser nutzen.",
-            "Wir möchten auf elektrische Schmelz- und Kühlöfen umstellen.",
-            "Wir wollen ein neues, energiesparendes Sudhaus einbauen.",
-            "We want to replace old hydraulic injection moulding machines with all-electric ones and recover waste heat from the cooling system.",
-            "our pasteurisation line is thirty years old: we want to replace it with an energy-efficient line",
-        ] {
-            assert_eq!(in_profile(planned), vec![Measure::ProductionEnergy], "{planned}");
-        }
-        for not_planned in [
+        plans(
+            &[
+                "Unsere Kühl- und Kältetechnik ist veraltet: Wir wollen sie erneuern und die Abwärme für Warmwasser nutzen.",
+                "Wir möchten auf elektrische Schmelz- und Kühlöfen umstellen.",
+                "Wir wollen ein neues, energiesparendes Sudhaus einbauen.",
+                "We want to replace old hydraulic injection moulding machines with all-electric ones and recover waste heat from the cooling system.",
+                "our pasteurisation line is thirty years old: we want to replace it with an energy-efficient line",
+            ],
+            Measure::ProductionEnergy,
+        );
+        plans_nothing(&[
             "Our platform tells facility managers where they waste heat and electricity.",
             "Für die Tafel brauchen wir ein elektrisches Kühlfahrzeug.",
             "we need an electric refrigerated vehicle",
-        ] {
-            assert!(in_profile(not_planned).is_empty(), "{not_planned}");
-        }
+        ]);
     }
 
     #[test]
@@ -294,13 +307,14 @@ mod tests {
             in_profile("we want to install a ventilation system with heat recovery"),
             vec![Measure::BuildingEnergy]
         );
-        for planned in [
-            "Außerdem müssen unsere Gebäude besser vor Hitze geschützt und energieeffizienter werden.",
-            "Our clubhouse and changing rooms from the 1970s need energy renovation.",
-            "We want to convert an apartment building and renovate it for energy efficiency.",
-        ] {
-            assert_eq!(in_profile(planned), vec![Measure::BuildingEnergy], "{planned}");
-        }
+        plans(
+            &[
+                "Außerdem müssen unsere Gebäude besser vor Hitze geschützt und energieeffizienter werden.",
+                "Our clubhouse and changing rooms from the 1970s need energy renovation.",
+                "We want to convert an apartment building and renovate it for energy efficiency.",
+            ],
+            Measure::BuildingEnergy,
+        );
         assert_eq!(
             in_profile("Wir wollen unsere Produktion energieeffizienter machen."),
             vec![Measure::ProductionEnergy]
@@ -329,13 +343,14 @@ mod tests {
             "subsidy",
         );
         assert!(of_programme(&natural).is_empty());
-        for planned in [
-            "Außerdem wollen wir die Straßenbeleuchtung auf LED umstellen.",
-            "we want to replace the floodlights on our pitch with LED lights",
-            "the conversion of street lighting to LED",
-        ] {
-            assert_eq!(in_profile(planned), vec![Measure::Lighting], "{planned}");
-        }
+        plans(
+            &[
+                "Außerdem wollen wir die Straßenbeleuchtung auf LED umstellen.",
+                "we want to replace the floodlights on our pitch with LED lights",
+                "the conversion of street lighting to LED",
+            ],
+            Measure::Lighting,
+        );
         assert!(in_profile("We are a research-led SME with 28 employees.").is_empty());
         assert!(in_profile("Wir entwickeln LED-Treiber für die Industrie.").is_empty());
     }
