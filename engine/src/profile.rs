@@ -192,6 +192,11 @@ pub struct ResolvedProfile {
     /// Its texts say the organisation farms ([`crate::facts::farm::in_profile`]); a
     /// programme for farms only is a kind misfit otherwise.
     pub farms: bool,
+    /// The organisation's texts say it is a municipal enterprise or body or a social
+    /// enterprise ([`crate::facts::social::in_profile`]), or it is non-profit and no
+    /// municipality: a programme for municipal and social enterprises is a kind misfit
+    /// for an organisation that is neither this nor a municipality.
+    pub social_enterprise: bool,
     /// The profile speaks of a university or research institution, a spin-off or academic
     /// founders ("Ausgründung", "Doktoranden", "TU Dortmund", "spin-off"): a founding team
     /// that programmes for founders through their institution may serve.
@@ -412,6 +417,9 @@ impl MatchInput {
         let topical = crate::text::places::without_landscapes(&query);
         let livestock = crate::facts::livestock::in_profile(&topical);
         let farms = crate::facts::farm::in_profile(&topical);
+        let social_enterprise = crate::facts::social::in_profile(&query)
+            || (p.is_non_profit == Some(true)
+                && !applicant_types.contains(&ApplicantType::Municipality));
         let mut sectors = crate::facts::sector::in_profile(&topical);
         if crate::facts::sector::in_profile(&query).contains(&Sector::CoalRegions)
             && !sectors.contains(&Sector::CoalRegions)
@@ -491,6 +499,7 @@ impl MatchInput {
             measures,
             livestock,
             farms,
+            social_enterprise,
             academic,
             founding,
             text_language,
@@ -747,6 +756,13 @@ fn resolve_entities(cat: &Catalogue, values: &[String]) -> Result<(Vec<Idx>, Vec
                 .filter_map(|c| cat.find_entity(c))
                 .collect();
             (es, vec![ApplicantType::Association, ApplicantType::Company])
+        } else if crate::facts::lexicon::applicant_words(v)
+            == [ApplicantType::Company, ApplicantType::Municipality]
+        {
+            // "municipal company", "kommunales Unternehmen": a company a municipality
+            // owns applies as a company.
+            let ts = vec![ApplicantType::Company];
+            (crate::classify::entities_of(cat, &ts), ts)
         } else if let Some(t) = ApplicantType::parse(v) {
             let ts = if t == ApplicantType::Founder {
                 vec![ApplicantType::Founder, ApplicantType::Company]

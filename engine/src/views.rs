@@ -199,6 +199,13 @@ pub struct GrantFactsView {
     /// `null` when it does not.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub farms_only: Option<Fact<bool>>,
+    /// `true` when the title restricts the programme to municipal and social enterprises
+    /// ("Investitionskredit für Kommunale und Soziale Unternehmen …"), with the title as
+    /// evidence; matching counts it as a kind misfit for a profile that is neither
+    /// non-profit, nor municipal, nor says it is a municipal or social enterprise;
+    /// `null` when it does not.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub social_enterprises_only: Option<Fact<bool>>,
     pub labels: LabelsFact,
 }
 
@@ -335,6 +342,7 @@ impl GrantFactsView {
             measures: f.measures.clone(),
             livestock: f.livestock.clone(),
             farms_only: f.farms_only.clone(),
+            social_enterprises_only: f.social_only.clone(),
             labels: LabelsFact {
                 source: f.labels,
                 evidence: f.label_evidence.clone(),

@@ -1812,6 +1812,28 @@ fn institution_kinds_are_accepted_and_the_name_gives_the_type() {
     assert!(!p.eligible_entities.is_empty());
 }
 
+/// English words partners send for a natural person and for a company a municipality
+/// owns stand for a private person and for a company.
+#[test]
+fn a_natural_person_and_a_municipal_company_are_understood() {
+    use grantmatch_engine::facts::ApplicantType::*;
+    let cat = &real().catalogue;
+    for (word, t) in [
+        ("natural person", PrivatePerson),
+        ("natürliche Person", PrivatePerson),
+        ("municipal company", Company),
+        ("kommunales Unternehmen", Company),
+    ] {
+        let p = resolve_body(cat, "Muster", json!([word]))
+            .unwrap_or_else(|e| panic!("`{word}` refused: {e}"));
+        assert_eq!(p.applicant_types, vec![t], "`{word}`");
+        assert!(
+            !p.eligible_entities.is_empty(),
+            "`{word}` filters by legal form"
+        );
+    }
+}
+
 #[test]
 fn legal_forms_in_names_give_the_applicant_type() {
     use grantmatch_engine::facts::ApplicantType::*;

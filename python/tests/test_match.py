@@ -442,3 +442,36 @@ def test_a_programme_for_farms_is_a_misfit_for_a_butcher(engine):
     assert "landwirtschaftliche Betriebe" not in farm["match_reason"]
     assert butcher["relevance_score"] < farm["relevance_score"]
     assert butcher["match_category"] != "very_suitable"
+
+
+def test_a_programme_for_municipal_enterprises_is_a_misfit_for_a_private_workshop(engine):
+    """"Partnerprogramm „Kommunale und kommunalnahe Unternehmen“" is for enterprises of
+    municipalities: a private car workshop is told so and ranks it lower than the town's
+    utility with the same plans does; the utility is not told it is none."""
+    slug = "sikb-partnerprogramm-kommunale-unternehmen"
+    fact = engine.grant(slug)["facts"]["social_enterprises_only"]
+    assert fact["value"] is True
+    assert fact["evidence"].startswith("Partnerprogramm „Kommunale und kommunalnahe Unternehmen“")
+    assert engine.grant("kinofoerderung")["facts"]["social_enterprises_only"] is None
+    plans = (
+        " Wir wollen ein neues Betriebsgebäude bauen und Elektrofahrzeuge anschaffen"
+        " und suchen dafür ein zinsgünstiges Darlehen."
+    )
+
+    def result(name, description):
+        profile = {"name": name, "description": description + plans, "regions": ["Saarland"]}
+        found = {r["slug"]: r for r in engine.match(profile, limit=None, explain=True)}
+        return found[slug]
+
+    workshop = result(
+        "Kfz-Technik Becker GmbH",
+        "Wir sind eine freie Kfz-Werkstatt in Homburg mit zwölf Beschäftigten.",
+    )
+    utility = result(
+        "Stadtwerke Bliestal GmbH",
+        "Die Stadtwerke Bliestal versorgen die Stadt mit Strom, Wasser und Wärme.",
+    )
+    told = "laut Titel für kommunale und soziale Unternehmen"
+    assert told in workshop["match_reason"]
+    assert told not in utility["match_reason"]
+    assert workshop["relevance_score"] < utility["relevance_score"]

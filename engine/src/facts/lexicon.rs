@@ -215,7 +215,7 @@ fn rules() -> &'static [Rule] {
                 &[PublicInstitution],
             ),
             (
-                r"privatperson|\bbürger(in|innen|n)?\b|eigentümer|\bmieter|\bstudent|studierend|schüler|auszubildend|privathaushalt|natürliche (und juristische )?person|\beltern\b|künstler|promovierend|doktorand|bauherr|hausbesitzer|private (person|individual)|\bhomeowner|\bindividuals?\b|\bpupils?\b|\bartists?\b",
+                r"privatperson|\bbürger(in|innen|n)?\b|eigentümer|\bmieter|\bstudent|studierend|schüler|auszubildend|privathaushalt|natürliche (und juristische )?person|\beltern\b|künstler|promovierend|doktorand|bauherr|hausbesitzer|private (person|individual)|natural persons?\b|\bhomeowner|\bindividuals?\b|\bpupils?\b|\bartists?\b",
                 &[PrivatePerson],
             ),
             // Any legal entity ("natürliche und juristische Personen", "juristische

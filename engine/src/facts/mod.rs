@@ -23,6 +23,7 @@ pub mod measure;
 pub mod neighbours;
 pub mod phase;
 pub mod sector;
+pub mod social;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -90,6 +91,10 @@ pub struct GrantFacts {
     /// als landwirtschaftlicher Betrieb …"): a misfit for an organisation that does not
     /// farm.
     pub farms_only: Option<Fact<bool>>,
+    /// True when the title restricts the programme to municipal and social enterprises
+    /// ([`social::only_social_and_municipal`]: "Investitionskredit für Kommunale und
+    /// Soziale Unternehmen …"): a kind misfit for a private business.
+    pub social_only: Option<Fact<bool>>,
     /// Companies and founders the programme supports through its applicants, as its text
     /// says ([`applicants::supported`]: "Wenn Sie kleine und mittlere Unternehmen …
     /// unterstützen, können Sie …"), without the types its stated applicants include.
@@ -132,6 +137,18 @@ impl GrantFacts {
     /// texts do not say the organisation farms.
     pub fn farm_misfit(&self, profile_farms: bool) -> bool {
         !profile_farms && self.farms_only.as_ref().is_some_and(|f| f.value)
+    }
+
+    /// True when the programme is for municipal and social enterprises
+    /// ([`Self::social_only`]) and the profile is neither such an enterprise nor a
+    /// municipality.
+    pub fn social_misfit(&self, social_enterprise: bool, municipality: bool) -> bool {
+        !social_enterprise && !municipality && self.is_social_only()
+    }
+
+    /// True when the title restricts the programme to municipal and social enterprises.
+    pub fn is_social_only(&self) -> bool {
+        self.social_only.as_ref().is_some_and(|f| f.value)
     }
 
     /// True when the programme is for founding or taking over a business
@@ -289,6 +306,7 @@ fn facts_of(
         measures: measure::of_programme(grant),
         livestock: livestock::of_programme(grant).map(read),
         farms_only: farm::only_farms(grant).map(read),
+        social_only: social::only_social_and_municipal(grant).map(read),
         // A financing programme for business abroad (export credits) is still open to
         // any topic; one restricted to a sector is not.
         topic_open: areas::topic_open(grant)

@@ -39,6 +39,7 @@ pub(crate) fn explain(
     facts.extend(supported_fact(cat, p, m, de));
     facts.extend(founding_fact(cat, p, m, de));
     facts.extend(farm_fact(cat, p, m, de));
+    facts.extend(social_fact(cat, p, m, de));
     facts.extend(excluded_research_fact(cat, p, m, de));
     facts.extend(funding_type_fact(
         p,
@@ -126,6 +127,24 @@ fn farm_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Optio
                 .to_string()
         }
     })
+}
+
+/// A programme for municipal and social enterprises, when the profile is neither such an
+/// enterprise nor a municipality.
+fn social_fact(cat: &Catalogue, p: &ResolvedProfile, m: &Match, de: bool) -> Option<String> {
+    let municipal = p
+        .applicant_types
+        .contains(&crate::facts::ApplicantType::Municipality);
+    cat.facts(m.grant)
+        .social_misfit(p.social_enterprise, municipal)
+        .then(|| {
+            if de {
+                "laut Titel für kommunale und soziale Unternehmen, Ihre Angaben beschreiben keines"
+            } else {
+                "according to its title it is for municipal and social enterprises, and your profile describes neither"
+            }
+            .to_string()
+        })
 }
 
 /// A programme for those who support organisations of the profile's type.

@@ -122,6 +122,11 @@ fn kind_fit(cat: &Catalogue, p: &ResolvedProfile, g: Idx) -> f32 {
         || facts.only_supports(&p.applicant_types)
         || facts.founding_misfit(p.founding)
         || facts.farm_misfit(p.farms)
+        || facts.social_misfit(
+            p.social_enterprise,
+            p.applicant_types
+                .contains(&crate::facts::ApplicantType::Municipality),
+        )
     {
         return 0.15;
     }
